@@ -1,0 +1,175 @@
+/// Runs `body` as one coalesced transaction on the current thread and returns its result.
+///
+/// Registrations made with ``ObservationOptions/coalesced`` that hear changes inside the block
+/// are not called until the outermost `coalesce` ends; then each is called once, with the first
+/// old value and the last new value, in the order of their first change (deletion events
+/// first). Everything else (registrations without the option, and bindings) is delivered at
+/// once, as usual.
+///
+/// ```swift
+/// coalesce {
+///   user.name = "Ada"
+///   user.name = "Ada Lovelace"
+/// }
+/// // A coalesced target of \.name hears once: "" → "Ada Lovelace".
+/// ```
+///
+/// Blocks nest: only the outermost one delivers. If `body` throws, the block still ends, what
+/// changed before the throw is delivered, and the error is rethrown. Changes that callbacks
+/// make while the block's changes are delivered are delivered in further rounds, never lost;
+/// if changes still arrive after ``maximumCoalescingRounds`` rounds, the callbacks form a cycle
+/// that never settles and the process traps with a message naming the key paths.
+///
+/// - Parameter body: The edits to coalesce.
+/// - Returns: What `body` returns.
+/// - Important: Coalescing is per thread: it covers changes made on the calling thread inside
+///   `body` only, and does not span `await` (an async function may resume on another thread).
+public func coalesce<Result, Failure: Error>(
+  _ body: () throws(Failure) -> Result
+) throws(Failure) -> Result {
+  let thread = _ThreadState.current
+  let scope: _CoalescingScope
+  if let open = thread.coalescing {
+    scope = open
+  } else {
+    scope = _CoalescingScope()
+    thread.coalescing = scope
+  }
+  scope.depth += 1
+  defer {
+    scope.depth -= 1
+    if scope.depth == 0 {
+      scope.flush()
+      thread.coalescing = nil
+    }
+  }
+  return try body()
+}
+
+/// The number of delivery rounds after which a coalesced transaction that keeps producing
+/// changes is a programmer error (a cycle of callbacks that never settles).
+public let maximumCoalescingRounds = 100
+
+/// The coalescing transaction open on one thread.
+final class _CoalescingScope {
+  var depth = 0
+  private var pending: [ObjectIdentifier: _Pending] = [:]
+  private var order: [_Pending] = []
+
+  func enqueue<Root: ObservableModel, Value>(
+    _ record: _KeyPathRecord<Root, Value>, object: Root, old: Value, new: Value
+  ) {
+    if let existing = pending[ObjectIdentifier(record)] as? _PendingChange<Root, Value> {
+      existing.new = new
+      return
+    }
+    add(_PendingChange(record: record, object: object, old: old, new: new))
+  }
+
+  func enqueue(_ record: _AnyRecord, object: AnyObject, keyPath: AnyKeyPath) {
+    if let existing = pending[ObjectIdentifier(record)] as? _PendingEvents {
+      if !existing.keyPaths.contains(keyPath) { existing.keyPaths.append(keyPath) }
+      return
+    }
+    add(_PendingEvents(record: record, object: object, keyPath: keyPath))
+  }
+
+  func enqueueDeletion(_ record: _AnyRecord, object: AnyObject) {
+    if let existing = pending[ObjectIdentifier(record)] as? _PendingEvents {
+      existing.isDeletion = true
+      return
+    }
+    let events = _PendingEvents(record: record, object: object, keyPath: nil)
+    events.isDeletion = true
+    add(events)
+  }
+
+  private func add(_ item: _Pending) {
+    pending[ObjectIdentifier(item.record)] = item
+    order.append(item)
+  }
+
+  /// Delivers everything pending, round after round, until nothing new arrives.
+  func flush() {
+    depth = 1
+    defer { depth = 0 }
+    var rounds = 0
+    while !order.isEmpty {
+      rounds += 1
+      if rounds > maximumCoalescingRounds {
+        let paths = order.map(\.description)
+        fatalError(
+          """
+          Binding: coalesced callbacks kept changing values for \(maximumCoalescingRounds) \
+          rounds without settling; still changing: \(paths.joined(separator: ", ")).
+          """)
+      }
+      let batch = order
+      order = []
+      pending = [:]
+      for item in batch where item.isDeletion { item.deliver() }
+      for item in batch where !item.isDeletion { item.deliver() }
+    }
+  }
+}
+
+/// A delivery deferred to the end of a coalesced transaction.
+class _Pending {
+  let record: _Record
+  var isDeletion = false
+
+  init(record: _Record) { self.record = record }
+
+  var description: String { "\(record.keyPaths)" }
+  func deliver() {}
+}
+
+final class _PendingChange<Root: ObservableModel, Value>: _Pending {
+  let object: Root
+  let old: Value
+  var new: Value
+
+  init(record: _KeyPathRecord<Root, Value>, object: Root, old: Value, new: Value) {
+    self.object = object
+    self.old = old
+    self.new = new
+    super.init(record: record)
+  }
+
+  override var description: String {
+    guard let record = record as? _KeyPathRecord<Root, Value> else { return super.description }
+    return "\(record.path)"
+  }
+
+  override func deliver() {
+    // The scope stores `_KeyPathRecord<Root, Value>` for this type (see `enqueue`).
+    guard let record = record as? _KeyPathRecord<Root, Value>, record.isActive else { return }
+    if !record.options.contains(.everySet), let isEqual = record.isEqual, isEqual(old, new) {
+      return
+    }
+    let change = KeyPathChange(object: object, keyPath: record.path, oldValue: old, newValue: new)
+    if !record.dispatch(change) { record.cancel() }
+  }
+}
+
+final class _PendingEvents: _Pending {
+  let object: AnyObject
+  var keyPaths: [AnyKeyPath]
+
+  init(record: _AnyRecord, object: AnyObject, keyPath: AnyKeyPath?) {
+    self.object = object
+    self.keyPaths = keyPath.map { [$0] } ?? []
+    super.init(record: record)
+  }
+
+  override var description: String { "\(type(of: object)): \(keyPaths)" }
+
+  override func deliver() {
+    guard let record = record as? _AnyRecord, record.isActive else { return }
+    if isDeletion {
+      record.deleted(object)
+    } else if !record.changed(object, keyPaths) {
+      record.cancel()
+    }
+  }
+}

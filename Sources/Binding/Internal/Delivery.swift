@@ -1,0 +1,141 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Where a registration's callbacks run, resolved from ``ObservationDelivery`` and the caller's
+/// isolation at registration.
+enum _Route {
+  case synchronous
+  case mainActor(_Mailbox)
+  case queue(DispatchQueue)
+  case actor(any Actor, _Mailbox)
+
+  init(_ delivery: ObservationDelivery, isolation: (any Actor)?) {
+    switch delivery.kind {
+    case .synchronous: self = .synchronous
+    case .mainActor: self = .mainActor(_Mailbox())
+    case .queue(let queue): self = .queue(queue)
+    case .automatic:
+      guard let isolation else {
+        self = .synchronous
+        return
+      }
+      if isolation === MainActor.shared {
+        self = .mainActor(_Mailbox())
+      } else {
+        self = .actor(isolation, _Mailbox())
+      }
+    }
+  }
+
+  /// Runs `job` in this route's context, in order with the route's earlier jobs.
+  func run(_ job: @escaping () -> Void) {
+    switch self {
+    case .synchronous: job()
+    case .mainActor(let mailbox): mailbox.runOnMain(_Job(job))
+    case .queue(let queue):
+      let job = _Job(job)
+      queue.async { job.run() }
+    case .actor(let actor, let mailbox): mailbox.run(_Job(job), on: actor)
+    }
+  }
+}
+
+/// A value handed from the thread that changed a model to the context that observes it.
+///
+/// `@unchecked Sendable` because what crosses is a callback formed in the receiving context
+/// (the caller's actor at registration, or a context the caller named) that runs only there,
+/// or a change of a model that this context observes: sharing the model between the two is the
+/// model's documented threading contract, which the observer opted into.
+struct _Transfer<Value>: @unchecked Sendable {
+  let value: Value
+  init(_ value: Value) { self.value = value }
+}
+
+/// A callback handed to the context it was registered for.
+typealias _Job = _Transfer<() -> Void>
+
+extension _Transfer where Value == () -> Void {
+  func run() { value() }
+}
+
+/// The ordered queue of one registration's hops to an actor.
+///
+/// Main-actor delivery is synchronous when the change happens on the main thread and nothing
+/// is queued; otherwise the job is queued behind the earlier ones, so deliveries keep their
+/// order.
+final class _Mailbox: Sendable {
+  private let state = Mutex<(jobs: [_Job], scheduled: Bool)>(([], false))
+
+  func runOnMain(_ job: _Job) {
+    let runNow = state.withLock { state -> Bool in
+      if Thread.isMainThread && state.jobs.isEmpty && !state.scheduled { return true }
+      state.jobs.append(job)
+      if state.scheduled { return false }
+      state.scheduled = true
+      DispatchQueue.main.async { self.drain() }
+      return false
+    }
+    if runNow { job.run() }
+  }
+
+  func run(_ job: _Job, on actor: any Actor) {
+    let schedule = state.withLock { state -> Bool in
+      state.jobs.append(job)
+      if state.scheduled { return false }
+      state.scheduled = true
+      return true
+    }
+    if schedule { Task { await self.drain(on: actor) } }
+  }
+
+  private func next() -> _Job? {
+    state.withLock { state in
+      if state.jobs.isEmpty {
+        state.scheduled = false
+        return nil
+      }
+      return state.jobs.removeFirst()
+    }
+  }
+
+  private func drain() {
+    while let job = next() { job.run() }
+  }
+
+  private func drain(on actor: isolated any Actor) {
+    while let job = next() { job.run() }
+  }
+}
+
+/// Where an observation's callbacks run.
+///
+/// The default, ``automatic``, follows the isolation of the code that registers: registered
+/// from the main actor (a view controller, a SwiftUI model), callbacks run on the main actor,
+/// synchronously when the change happens on the main thread and in order otherwise;
+/// registered from another actor, they hop to that actor, in order; registered from
+/// nonisolated code, they run synchronously on the thread that made the change.
+public struct ObservationDelivery: Sendable {
+  enum Kind: Sendable {
+    case automatic, synchronous, mainActor
+    case queue(DispatchQueue)
+  }
+
+  let kind: Kind
+
+  /// Follows the isolation of the registering code (see the type's discussion).
+  public static let automatic = ObservationDelivery(kind: .automatic)
+  /// Synchronously, on the thread that made the change, right after the value is stored.
+  public static let synchronous = ObservationDelivery(kind: .synchronous)
+  /// On the main actor: synchronously when the change happens on the main thread and nothing
+  /// is queued, otherwise queued in order.
+  public static let mainActor = ObservationDelivery(kind: .mainActor)
+
+  /// Asynchronously on `queue`, in order if the queue is serial.
+  ///
+  /// - Parameter queue: The queue that runs the callbacks.
+  /// - Returns: The delivery.
+  public static func queue(_ queue: DispatchQueue) -> ObservationDelivery {
+    ObservationDelivery(kind: .queue(queue))
+  }
+}

@@ -1,0 +1,92 @@
+import Synchronization
+
+/// Everything observation keeps for one observed object, created on first registration.
+///
+/// The object's `ObservationStorage` owns it (one retained pointer), so it dies with the object;
+/// its `deinit` ends every registration rooted at the object.
+final class _ModelState: Sendable {
+  struct State {
+    /// Slots of the object's properties (strong: the wrappers point at them unowned).
+    var slots: [AnyObject] = []
+    /// Registrations whose root is this object.
+    var records: [_Record] = []
+    /// Registrations that hear every property change and deletion of this object.
+    var anyRecords: [_AnyRecord] = []
+    var isDeleted = false
+  }
+
+  let _state = _Locked(State())
+  /// Whether `anyRecords` may hold a live registration; read on every observed set.
+  let _hasAnyRecords = Atomic<Bool>(false)
+  let _isDeleted = Atomic<Bool>(false)
+
+  deinit {
+    let (records, anyRecords) = _state.withLock { state in (state.records, state.anyRecords) }
+    for record in records { record.cancel() }
+    for record in anyRecords { record.cancel() }
+  }
+
+  var isDeleted: Bool { _isDeleted.load(ordering: .acquiring) }
+
+  /// Keeps `slot` alive as long as the object.
+  func adopt(slot: AnyObject) {
+    _state.withLock { $0.slots.append(slot) }
+  }
+
+  /// Adds a registration rooted at the object, dropping the ones that have ended.
+  ///
+  /// Returns `false` (and adds nothing) if the object announced its deletion.
+  func add(_ record: _Record) -> Bool {
+    _state.withLock { state in
+      guard !state.isDeleted else { return false }
+      state.records.removeAll { !$0.isActive }
+      state.records.append(record)
+      return true
+    }
+  }
+
+  /// Adds an "any property" registration, dropping the ones that have ended.
+  func add(any record: _AnyRecord) -> Bool {
+    _state.withLock { state in
+      guard !state.isDeleted else { return false }
+      state.anyRecords.removeAll { !$0.isActive }
+      state.anyRecords.append(record)
+      _hasAnyRecords.store(true, ordering: .releasing)
+      return true
+    }
+  }
+
+  /// The live registrations rooted at the object.
+  func activeRecords() -> [_Record] {
+    _state.withLock { state in
+      state.records.removeAll { !$0.isActive }
+      return state.records
+    }
+  }
+
+  /// Tells the "any property" registrations that `keyPath` changed.
+  func propertyDidChange(_ object: AnyObject, _ keyPath: AnyKeyPath) {
+    let records = _state.withLock { state in
+      state.anyRecords.removeAll { !$0.isActive }
+      if state.anyRecords.isEmpty { _hasAnyRecords.store(false, ordering: .releasing) }
+      return state.anyRecords
+    }
+    for record in records { record.propertyDidChange(object, keyPath) }
+  }
+
+  /// Marks the object deleted and returns everything that must hear about it.
+  func markDeleted() -> (slots: [AnyObject], records: [_Record], anyRecords: [_AnyRecord])? {
+    _state.withLock { state in
+      guard !state.isDeleted else { return nil }
+      state.isDeleted = true
+      _isDeleted.store(true, ordering: .releasing)
+      _hasAnyRecords.store(false, ordering: .releasing)
+      let slots = state.slots
+      let records = state.records.filter(\.isActive)
+      let anyRecords = state.anyRecords.filter(\.isActive)
+      state.records = []
+      state.anyRecords = []
+      return (slots, records, anyRecords)
+    }
+  }
+}

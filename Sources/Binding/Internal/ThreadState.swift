@@ -1,0 +1,56 @@
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
+
+/// Per-thread state of the observation core: the access recorder used to resolve key paths,
+/// the open coalescing scope, and the bindings being applied (to stop re-entrant loops).
+///
+/// The state is reached through a POSIX thread-specific key rather than a task local because
+/// everything here is synchronous and per thread by contract (coalescing does not span `await`).
+final class _ThreadState {
+  /// The innermost access recorder, if key-path tracking is running on this thread.
+  var recorder: _AccessRecorder?
+  /// The coalescing scope open on this thread, if any.
+  var coalescing: _CoalescingScope?
+  /// Identifiers of bindings currently writing their receiver on this thread.
+  var activeBindings: Set<ObjectIdentifier> = []
+
+  /// The calling thread's state, created on first use and released when the thread exits.
+  static var current: _ThreadState {
+    if let raw = pthread_getspecific(_threadStateKey) {
+      return Unmanaged<_ThreadState>.fromOpaque(raw).takeUnretainedValue()
+    }
+    let state = _ThreadState()
+    pthread_setspecific(_threadStateKey, Unmanaged.passRetained(state).toOpaque())
+    return state
+  }
+
+  /// The calling thread's state if it was already created, without creating it.
+  static var existing: _ThreadState? {
+    guard let raw = pthread_getspecific(_threadStateKey) else { return nil }
+    return Unmanaged<_ThreadState>.fromOpaque(raw).takeUnretainedValue()
+  }
+}
+
+#if canImport(Darwin)
+  private func _releaseThreadState(_ raw: UnsafeMutableRawPointer) {
+    Unmanaged<_ThreadState>.fromOpaque(raw).release()
+  }
+#else
+  private func _releaseThreadState(_ raw: UnsafeMutableRawPointer?) {
+    guard let raw else { return }
+    Unmanaged<_ThreadState>.fromOpaque(raw).release()
+  }
+#endif
+
+/// The thread-specific key holding each thread's `_ThreadState` (retained once per thread).
+private let _threadStateKey: pthread_key_t = {
+  var key = pthread_key_t()
+  let result = pthread_key_create(&key, _releaseThreadState)
+  precondition(result == 0, "Binding: pthread_key_create failed (\(result))")
+  return key
+}()

@@ -1,0 +1,123 @@
+/// One change of an observed key path: the object, the key path, and the old and new values.
+///
+/// ```swift
+/// user.addTarget(self, for: \.name) { me, change in
+///   print("\(change.oldValue) → \(change.newValue)")
+/// }
+/// ```
+///
+/// For an ``Kind-swift.enum/initial`` delivery (``ObservationOptions/initial``) and for a
+/// ``Kind-swift.enum/deletion`` event, `oldValue` and `newValue` are both the current value.
+public struct KeyPathChange<Root: AnyObject, Value> {
+  /// What a delivery reports.
+  public enum Kind: Hashable, Sendable {
+    /// The current value, delivered once at registration (``ObservationOptions/initial``).
+    case initial
+    /// The value changed.
+    case change
+    /// The object announced its deletion; the registration ends after this delivery.
+    case deletion
+  }
+
+  /// The observed object (the root of the key path, not an intermediate object).
+  public let object: Root
+  /// The observed key path, as registered.
+  public let keyPath: KeyPath<Root, Value>
+  /// The value before the change (for a coalesced delivery: before the first change).
+  public let oldValue: Value
+  /// The value after the change (for a coalesced delivery: after the last change).
+  public let newValue: Value
+  /// What this delivery reports.
+  public let kind: Kind
+
+  /// Creates a change.
+  ///
+  /// - Parameters:
+  ///   - object: The observed object.
+  ///   - keyPath: The observed key path.
+  ///   - oldValue: The value before the change.
+  ///   - newValue: The value after the change.
+  ///   - kind: What the delivery reports.
+  @inlinable
+  public init(
+    object: Root, keyPath: KeyPath<Root, Value>, oldValue: Value, newValue: Value,
+    kind: Kind = .change
+  ) {
+    self.object = object
+    self.keyPath = keyPath
+    self.oldValue = oldValue
+    self.newValue = newValue
+    self.kind = kind
+  }
+
+  /// Whether this is the delivery of the current value at registration.
+  public var isInitial: Bool { kind == .initial }
+  /// Whether this reports the deletion of the object.
+  public var isDeletion: Bool { kind == .deletion }
+}
+
+
+/// One change of one of several observed key paths, with type-erased values.
+///
+/// Delivered when a target observes several key paths of different value types at once.
+public struct PartialKeyPathChange<Root: AnyObject> {
+  /// The observed object.
+  public let object: Root
+  /// The key path that changed.
+  public let keyPath: PartialKeyPath<Root>
+  /// The value before the change.
+  public let oldValue: Any
+  /// The value after the change.
+  public let newValue: Any
+  /// What this delivery reports.
+  public let kind: KeyPathChange<Root, Any>.Kind
+
+  /// Whether this is the delivery of the current value at registration.
+  public var isInitial: Bool { kind == .initial }
+  /// Whether this reports the deletion of the object.
+  public var isDeletion: Bool { kind == .deletion }
+}
+
+/// What happened to a model, as reported to observers of all its properties.
+///
+/// ```swift
+/// let token = order.observeEvents(options: .coalesced) { event in
+///   switch event {
+///   case .updated(_, let keyPaths): print("changed:", keyPaths)
+///   case .deleted: print("gone")
+///   }
+/// }
+/// ```
+public enum ModelEvent<Root: AnyObject> {
+  /// Properties of the model changed (one event per change, or one per coalesced block), in
+  /// order of first change, each listed once.
+  case updated(Root, [PartialKeyPath<Root>])
+  /// The model announced its deletion; the registration ends after this event.
+  case deleted(Root)
+
+  /// The model the event is about.
+  public var object: Root {
+    switch self {
+    case .updated(let object, _), .deleted(let object): object
+    }
+  }
+}
+
+/// Options for a key-path observation.
+public struct ObservationOptions: OptionSet, Hashable, Sendable {
+  public let rawValue: Int
+
+  /// Creates options from a raw value.
+  ///
+  /// - Parameter rawValue: The raw bits.
+  public init(rawValue: Int) { self.rawValue = rawValue }
+
+  /// Delivers the current value once, at registration, with ``KeyPathChange/Kind-swift.enum/initial``.
+  public static let initial = ObservationOptions(rawValue: 1 << 0)
+  /// Inside ``coalesce(_:)``, defers deliveries to the end of the outermost block and merges
+  /// them: one delivery per registration, with the first old value and the last new value.
+  public static let coalesced = ObservationOptions(rawValue: 1 << 1)
+  /// Delivers writes that store an equal value too (by default, for `Equatable` values, only
+  /// writes that change the value are delivered).
+  public static let everySet = ObservationOptions(rawValue: 1 << 2)
+}

@@ -1,0 +1,344 @@
+extension ObservableModel {
+  /// Registers a closure that hears every change of `keyPath`, until the token is cancelled or
+  /// released, or the object is deallocated or deleted.
+  ///
+  /// ```swift
+  /// let token = user.observe(\.address?.city, options: .initial) { change in
+  ///   print(change.newValue ?? "no city")
+  /// }
+  /// ```
+  ///
+  /// The key path may read several `@Observed` properties: a path through other models
+  /// (`\.address?.city`, which follows a replaced or removed `address`) or a computed property
+  /// (`\.greeting`); it is re-evaluated when anything it read changes, and delivered when its
+  /// value changed.
+  ///
+  /// - Parameters:
+  ///   - keyPath: What to observe. It must read at least one `@Observed` property (otherwise
+  ///     no change could ever be seen, and registering traps with a message naming it).
+  ///   - options: ``ObservationOptions/initial``, ``ObservationOptions/coalesced``,
+  ///     ``ObservationOptions/everySet``.
+  ///   - delivery: Where the handler runs; by default, where the registering code is isolated.
+  ///   - isolation: The registering code's isolation; leave the default.
+  ///   - handler: Receives each change (and the deletion event, which ends the observation).
+  /// - Returns: The token that keeps the observation alive.
+  /// - Complexity: O(*p*) to register, where *p* is the number of properties the key path reads.
+  public func observe<Value>(
+    _ keyPath: KeyPath<Self, Value>,
+    options: ObservationOptions = [],
+    delivery: ObservationDelivery = .automatic,
+    isolation: (any Actor)? = #isolation,
+    _ handler: @escaping (KeyPathChange<Self, Value>) -> Void
+  ) -> ObservationToken {
+    let route = _Route(delivery, isolation: isolation)
+    let record = _register(keyPath, options: options, targetID: nil) { change in
+      route.run { handler(change) }
+      return true
+    }
+    return ObservationToken(record.map { [$0] } ?? [])
+  }
+
+  /// Calls `action` with `target` on every change of `keyPath`, as long as both are alive.
+  ///
+  /// The target is held weakly and so is the observed object: the registration ends by itself
+  /// when either is deallocated, and `action` never sees a deallocated target.
+  ///
+  /// ```swift
+  /// user.addTarget(self, for: \.name) { me, change in me.title = change.newValue }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - target: The object that receives the changes.
+  ///   - keyPath: What to observe (see ``observe(_:options:delivery:isolation:_:)``).
+  ///   - options: ``ObservationOptions/initial``, ``ObservationOptions/coalesced``,
+  ///     ``ObservationOptions/everySet``.
+  ///   - delivery: Where `action` runs; by default, where the registering code is isolated
+  ///     (a main-actor view controller hears on the main actor).
+  ///   - isolation: The registering code's isolation; leave the default.
+  ///   - action: Receives the target and the change.
+  /// - Complexity: O(*p*) to register, where *p* is the number of properties the key path reads.
+  public func addTarget<Target: AnyObject, Value>(
+    _ target: Target,
+    for keyPath: KeyPath<Self, Value>,
+    options: ObservationOptions = [],
+    delivery: ObservationDelivery = .automatic,
+    isolation: (any Actor)? = #isolation,
+    _ action: @escaping (Target, KeyPathChange<Self, Value>) -> Void
+  ) {
+    let dispatch = _targetDispatch(target, _Route(delivery, isolation: isolation), action)
+    _ = _register(keyPath, options: options, targetID: ObjectIdentifier(target), dispatch: dispatch)
+  }
+
+  /// Calls a method of `target` on every change of `keyPath`, like target/action.
+  ///
+  /// ```swift
+  /// user.addTarget(self, action: ProfileView.nameChanged, for: \.name)
+  /// // where: func nameChanged(_ change: KeyPathChange<User, String>)
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - target: The object whose method is called; held weakly.
+  ///   - action: The method, as an unapplied reference (`ProfileView.nameChanged`).
+  ///   - keyPath: What to observe.
+  ///   - options: Observation options.
+  ///   - delivery: Where the method runs.
+  ///   - isolation: The registering code's isolation; leave the default.
+  public func addTarget<Target: AnyObject, Value>(
+    _ target: Target,
+    action: @escaping (Target) -> (KeyPathChange<Self, Value>) -> Void,
+    for keyPath: KeyPath<Self, Value>,
+    options: ObservationOptions = [],
+    delivery: ObservationDelivery = .automatic,
+    isolation: (any Actor)? = #isolation
+  ) {
+    addTarget(
+      target, for: keyPath, options: options, delivery: delivery, isolation: isolation
+    ) { target, change in action(target)(change) }
+  }
+
+  /// Calls a method of `target` that takes no arguments when any of `keyPaths` changes.
+  ///
+  /// With ``ObservationOptions/initial``, the method is called once at registration, not once
+  /// per key path. With ``ObservationOptions/coalesced``, each changed key path is still a
+  /// separate registration: use ``observeEvents(options:delivery:isolation:_:)`` to hear once
+  /// per transaction for the whole object.
+  ///
+  /// ```swift
+  /// user.addTarget(self, action: ProfileView.refresh, for: [\.name, \.address])
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - target: The object whose method is called; held weakly.
+  ///   - action: The method, as an unapplied reference (`ProfileView.refresh`).
+  ///   - keyPaths: What to observe.
+  ///   - options: Observation options.
+  ///   - delivery: Where the method runs.
+  ///   - isolation: The registering code's isolation; leave the default.
+  public func addTarget<Target: AnyObject>(
+    _ target: Target,
+    action: @escaping (Target) -> () -> Void,
+    for keyPaths: [PartialKeyPath<Self>],
+    options: ObservationOptions = [],
+    delivery: ObservationDelivery = .automatic,
+    isolation: (any Actor)? = #isolation
+  ) {
+    let route = _Route(delivery, isolation: isolation)
+    for keyPath in keyPaths {
+      _registerErased(keyPath, options: options.subtracting(.initial), targetID: ObjectIdentifier(target)) {
+        _targetDispatch(target, route) { target, _ in action(target)() }
+      }
+    }
+    if options.contains(.initial) { route.run { [weak target] in if let target { action(target)() } } }
+  }
+
+  /// Calls `action` with `target` on every change of any of `keyPaths`, with type-erased values.
+  ///
+  /// ```swift
+  /// user.addTarget(self, for: [\.name, \.age]) { me, change in
+  ///   print(change.keyPath, change.newValue)
+  /// }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - target: The object that receives the changes; held weakly.
+  ///   - keyPaths: What to observe; with ``ObservationOptions/initial`` each is delivered once.
+  ///   - options: Observation options.
+  ///   - delivery: Where `action` runs.
+  ///   - isolation: The registering code's isolation; leave the default.
+  ///   - action: Receives the target and the change.
+  public func addTarget<Target: AnyObject>(
+    _ target: Target,
+    for keyPaths: [PartialKeyPath<Self>],
+    options: ObservationOptions = [],
+    delivery: ObservationDelivery = .automatic,
+    isolation: (any Actor)? = #isolation,
+    _ action: @escaping (Target, PartialKeyPathChange<Self>) -> Void
+  ) {
+    let route = _Route(delivery, isolation: isolation)
+    for keyPath in keyPaths {
+      _registerErased(keyPath, options: options, targetID: ObjectIdentifier(target)) {
+        _targetDispatch(target, route, action)
+      }
+    }
+  }
+
+  /// Removes `target`'s registrations for `keyPath` (not its bindings). Idempotent.
+  ///
+  /// - Parameters:
+  ///   - target: The target given to `addTarget`.
+  ///   - keyPath: The key path it was registered for.
+  /// - Complexity: O(*r*), where *r* is the number of registrations on this object.
+  public func removeTarget(_ target: AnyObject, for keyPath: PartialKeyPath<Self>) {
+    guard let state = observation.existing else { return }
+    let id = ObjectIdentifier(target)
+    for record in state.activeRecords()
+    where record.targetID == id && record.keyPaths.contains(keyPath) {
+      record.cancel()
+    }
+  }
+
+  /// Removes every registration of `target` on this object (not its bindings). Idempotent.
+  ///
+  /// - Parameter target: The target given to `addTarget`.
+  /// - Complexity: O(*r*), where *r* is the number of registrations on this object.
+  public func removeTarget(_ target: AnyObject) {
+    guard let state = observation.existing else { return }
+    let id = ObjectIdentifier(target)
+    for record in state.activeRecords() where record.targetID == id { record.cancel() }
+  }
+
+  /// Registers a closure that hears every change of any `@Observed` property of the object,
+  /// and its deletion.
+  ///
+  /// This is what dependency tracking needs: one ``ModelEvent/updated(_:_:)`` per change, or,
+  /// with ``ObservationOptions/coalesced``, one per coalesced block listing every key path that
+  /// changed; and ``ModelEvent/deleted(_:)`` when the object announces its deletion. Key paths
+  /// name the properties as declared (`\User.name`), and include writes of equal values.
+  ///
+  /// ```swift
+  /// let token = order.observeEvents(options: .coalesced) { event in ... }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - options: ``ObservationOptions/coalesced`` is the useful option here.
+  ///   - delivery: Where the handler runs.
+  ///   - isolation: The registering code's isolation; leave the default.
+  ///   - handler: Receives the events.
+  /// - Returns: The token that keeps the observation alive.
+  public func observeEvents(
+    options: ObservationOptions = [],
+    delivery: ObservationDelivery = .automatic,
+    isolation: (any Actor)? = #isolation,
+    _ handler: @escaping (ModelEvent<Self>) -> Void
+  ) -> ObservationToken {
+    let route = _Route(delivery, isolation: isolation)
+    let record = _AnyRecord(
+      options: options,
+      changed: { object, keyPaths in
+        // The record is registered on `self`, whose type is `Self`.
+        guard let object = object as? Self else { return false }
+        let typed = keyPaths.compactMap { $0 as? PartialKeyPath<Self> }
+        route.run { handler(.updated(object, typed)) }
+        return true
+      },
+      deleted: { object in
+        guard let object = object as? Self else { return }
+        route.run { handler(.deleted(object)) }
+      })
+    guard observation.state().add(any: record) else {
+      record.cancel()
+      return ObservationToken([])
+    }
+    return ObservationToken([record])
+  }
+
+  /// The changes of `keyPath` as an asynchronous sequence.
+  ///
+  /// The sequence buffers without limit (it never drops a change: a slow consumer sees every
+  /// change, in order), finishes when the object is deallocated or deleted (after yielding the
+  /// deletion event), and ends the observation when the consuming task stops iterating.
+  ///
+  /// ```swift
+  /// for await change in user.changes(for: \.name) { print(change.newValue) }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - keyPath: What to observe.
+  ///   - options: ``ObservationOptions/initial`` yields the current value first.
+  /// - Returns: The sequence of changes.
+  public func changes<Value>(
+    for keyPath: KeyPath<Self, Value>, options: ObservationOptions = []
+  ) -> KeyPathChanges<Self, Value> {
+    let (stream, continuation) = AsyncStream<_Transfer<KeyPathChange<Self, Value>>>.makeStream(
+      bufferingPolicy: .unbounded)
+    let record = _register(keyPath, options: options, targetID: nil) { change in
+      continuation.yield(_Transfer(change))
+      if change.isDeletion { continuation.finish() }
+      return true
+    }
+    if let record {
+      _link(continuation, to: record.lifetime)
+    } else {
+      continuation.finish()
+    }
+    return KeyPathChanges(base: stream)
+  }
+
+  /// Registers `keyPath` with a dispatch closure; `nil` if the object was deleted.
+  func _register<Value>(
+    _ keyPath: KeyPath<Self, Value>,
+    options: ObservationOptions,
+    targetID: ObjectIdentifier?,
+    dispatch: @escaping (KeyPathChange<Self, Value>) -> Bool
+  ) -> _KeyPathRecord<Self, Value>? {
+    let record = _KeyPathRecord(
+      root: self, path: keyPath, options: options, targetID: targetID, dispatch: dispatch)
+    guard let value = record.start(self) else { return nil }
+    if options.contains(.initial) {
+      _ = dispatch(
+        KeyPathChange(
+          object: self, keyPath: keyPath, oldValue: value, newValue: value, kind: .initial))
+    }
+    return record
+  }
+
+  /// Registers a type-erased key path, opening its value type.
+  func _registerErased(
+    _ keyPath: PartialKeyPath<Self>,
+    options: ObservationOptions,
+    targetID: ObjectIdentifier?,
+    dispatch makeDispatch: () -> (PartialKeyPathChange<Self>) -> Bool
+  ) {
+    let dispatch = makeDispatch()
+    func open<Value>(_: Value.Type) {
+      // `valueType` of a `PartialKeyPath<Self>` is its value type, so this cast holds.
+      guard let typed = keyPath as? KeyPath<Self, Value> else { return }
+      _ = _register(typed, options: options, targetID: targetID) { change in
+        dispatch(
+          PartialKeyPathChange(
+            object: change.object, keyPath: change.keyPath, oldValue: change.oldValue,
+            newValue: change.newValue, kind: _erase(change.kind)))
+      }
+    }
+    _openExistential(type(of: keyPath).valueType, do: open)
+  }
+}
+
+/// Finishes `continuation` when `lifetime` ends, and ends `lifetime` when the consumer stops.
+///
+/// A free function so that its `@Sendable` closures capture no model metatype.
+func _link<Element>(_ continuation: AsyncStream<Element>.Continuation, to lifetime: _Lifetime) {
+  lifetime.onEnd { continuation.finish() }
+  continuation.onTermination = { _ in lifetime.cancel() }
+}
+
+/// Builds the dispatch closure of a target registration: the target is held weakly and
+/// checked (and kept alive) for the duration of each call.
+func _targetDispatch<Target: AnyObject, Change>(
+  _ target: Target, _ route: _Route, _ action: @escaping (Target, Change) -> Void
+) -> (Change) -> Bool {
+  switch route {
+  case .synchronous:
+    return { [weak target] change in
+      guard let target else { return false }
+      action(target, change)
+      return true
+    }
+  default:
+    return { [weak target] change in
+      guard target != nil else { return false }
+      route.run { [weak target] in
+        if let target { action(target, change) }
+      }
+      return true
+    }
+  }
+}
+
+func _erase<Root, Value>(_ kind: KeyPathChange<Root, Value>.Kind) -> KeyPathChange<Root, Any>.Kind {
+  switch kind {
+  case .initial: .initial
+  case .change: .change
+  case .deletion: .deletion
+  }
+}

@@ -1,0 +1,47 @@
+/// A registration you own: observation ends when you cancel the token or release it.
+///
+/// The callbacks behind a token never reach anything after ``cancel()`` returns on the
+/// calling thread (a delivery already running on another thread may finish), and never after
+/// the observed object was deallocated. Cancelling twice is harmless.
+///
+/// ```swift
+/// var tokens = Set<ObservationToken>()
+/// user.observe(\.name) { print($0.newValue) }.store(in: &tokens)
+/// ```
+public final class ObservationToken: Sendable, Hashable {
+  private let lifetimes: [_Lifetime]
+
+  init(_ records: [_Record]) { self.lifetimes = records.map(\.lifetime) }
+
+  deinit {
+    for lifetime in lifetimes { lifetime.cancel() }
+  }
+
+  /// Whether the observation is still running (not cancelled, and its object neither
+  /// deallocated nor deleted).
+  public var isActive: Bool { lifetimes.contains { $0.isActive } }
+
+  /// Ends the observation. Idempotent.
+  ///
+  /// - Complexity: O(1) per observed key path; the entries left in the observed object are
+  ///   unlinked by its next change.
+  public func cancel() {
+    for lifetime in lifetimes { lifetime.cancel() }
+  }
+
+  /// Keeps the token in `set` (the observation lives as long as the set holds it).
+  ///
+  /// - Parameter set: The set that keeps the token.
+  public func store(in set: inout Set<ObservationToken>) { set.insert(self) }
+
+  /// Keeps the token in `array` (the observation lives as long as the array holds it).
+  ///
+  /// - Parameter array: The array that keeps the token.
+  public func store(in array: inout [ObservationToken]) { array.append(self) }
+
+  /// Tokens are equal when they are the same token.
+  public static func == (lhs: ObservationToken, rhs: ObservationToken) -> Bool { lhs === rhs }
+
+  /// Hashes the token's identity.
+  public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+}

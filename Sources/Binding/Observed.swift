@@ -1,0 +1,143 @@
+import Synchronization
+
+/// Marks a stored property of an ``ObservableModel`` as observable.
+///
+/// ```swift
+/// final class User: ObservableModel {
+///   let observation = ObservationStorage()
+///   @Observed var name = ""
+/// }
+/// ```
+///
+/// Reading and writing the property costs about what a plain stored property costs while
+/// nothing observes it: the wrapper holds the value and one pointer, set when the first
+/// observer arrives. Observers hear every write that changes the value (for `Equatable`
+/// values, a write of an equal value is not a change unless an observer asked for
+/// ``ObservationOptions/everySet``).
+///
+/// The wrapper is transparent: it is `Equatable`, `Hashable`, `Encodable` and `Decodable` as its
+/// value is, and encodes as the bare value.
+///
+/// - Important: `@Observed` works only in classes that adopt ``ObservableModel``; Swift rejects
+///   it elsewhere at compile time.
+@propertyWrapper
+public struct Observed<Value> {
+  @usableFromInline
+  var _value: Value
+  @usableFromInline
+  var _slot: UnsafeMutableRawPointer?
+
+  /// Creates the property with its initial value.
+  ///
+  /// - Parameter wrappedValue: The initial value.
+  @inlinable
+  public init(wrappedValue: Value) {
+    _value = wrappedValue
+    _slot = nil
+  }
+
+  /// Unavailable: `@Observed` is for properties of classes that adopt ``ObservableModel``.
+  @available(*, unavailable, message: "@Observed can only be used in a class adopting ObservableModel")
+  public var wrappedValue: Value {
+    get { fatalError("@Observed can only be used in a class adopting ObservableModel") }
+    // swift-format-ignore
+    set { fatalError("@Observed can only be used in a class adopting ObservableModel") }
+  }
+
+  /// Reads and writes the property of `object`, recording reads for key-path tracking and
+  /// notifying observers of writes.
+  @inlinable
+  public static subscript<Root: ObservableModel>(
+    _enclosingInstance object: Root,
+    wrapped wrapped: ReferenceWritableKeyPath<Root, Value>,
+    storage storage: ReferenceWritableKeyPath<Root, Self>
+  ) -> Value {
+    get {
+      if _trackingThreads.load(ordering: .relaxed) != 0 {
+        _recordAccess(object, wrapped, storage)
+      }
+      return object[keyPath: storage]._value
+    }
+    set {
+      let state = object.observation._state.load(ordering: .acquiring)
+      if state == 0 {
+        object[keyPath: storage]._value = newValue
+        return
+      }
+      _observedSet(object, newValue, state, wrapped, storage)
+    }
+  }
+}
+
+extension Observed {
+  /// Stores `newValue` into a property of an observed object and notifies its observers.
+  @usableFromInline
+  @inline(never)
+  static func _observedSet<Root: ObservableModel>(
+    _ object: Root,
+    _ newValue: Value,
+    _ stateAddress: UInt,
+    _ wrapped: ReferenceWritableKeyPath<Root, Value>,
+    _ storage: ReferenceWritableKeyPath<Root, Self>
+  ) {
+    var value = newValue
+    swap(&object[keyPath: storage]._value, &value)
+    if let rawSlot = object[keyPath: storage]._slot {
+      let slot = Unmanaged<_PropertySlot<Root, Value>>.fromOpaque(rawSlot)
+      slot._withUnsafeGuaranteedRef { $0.notify(object, old: value, new: newValue) }
+    }
+    // The object owns its state (one retained reference) and is alive during its own setter.
+    let state = Unmanaged<_ModelState>.fromOpaque(UnsafeRawPointer(bitPattern: stateAddress)!)
+    state._withUnsafeGuaranteedRef { state in
+      if state._hasAnyRecords.load(ordering: .acquiring) {
+        state.propertyDidChange(object, wrapped)
+      }
+    }
+  }
+
+  /// The slot of a property, created and adopted by the object's state on first use, or `nil`
+  /// if the object announced its deletion.
+  static func _slot<Root: ObservableModel>(
+    of object: Root,
+    wrapped: ReferenceWritableKeyPath<Root, Value>,
+    storage: ReferenceWritableKeyPath<Root, Self>
+  ) -> _PropertySlot<Root, Value>? {
+    let state = object.observation.state()
+    guard !state.isDeleted else { return nil }
+    if let raw = object[keyPath: storage]._slot {
+      return Unmanaged<_PropertySlot<Root, Value>>.fromOpaque(raw).takeUnretainedValue()
+    }
+    let slot = _PropertySlot<Root, Value>(keyPath: wrapped)
+    state.adopt(slot: slot)
+    object[keyPath: storage]._slot = Unmanaged.passUnretained(slot).toOpaque()
+    return slot
+  }
+}
+
+extension Observed: Equatable where Value: Equatable {
+  /// Compares the wrapped values.
+  @inlinable
+  public static func == (lhs: Self, rhs: Self) -> Bool { lhs._value == rhs._value }
+}
+
+extension Observed: Hashable where Value: Hashable {
+  /// Hashes the wrapped value.
+  @inlinable
+  public func hash(into hasher: inout Hasher) { hasher.combine(_value) }
+}
+
+extension Observed: Encodable where Value: Encodable {
+  /// Encodes the wrapped value as a single value, exactly as the bare property would be.
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.singleValueContainer()
+    try container.encode(_value)
+  }
+}
+
+extension Observed: Decodable where Value: Decodable {
+  /// Decodes the wrapped value from a single value.
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.singleValueContainer()
+    self.init(wrappedValue: try container.decode(Value.self))
+  }
+}
