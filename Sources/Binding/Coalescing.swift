@@ -51,11 +51,13 @@ public func coalesce<Result, Failure: Error>(
 public let maximumCoalescingRounds = 100
 
 /// The coalescing transaction open on one thread.
+@usableFromInline
 final class _CoalescingScope {
   var depth = 0
   private var pending: [ObjectIdentifier: _Pending] = [:]
   private var order: [_Pending] = []
 
+  @usableFromInline
   func enqueue<Root: ObservableModel, Value>(
     _ record: _KeyPathRecord<Root, Value>, object: Root, old: Value, new: Value
   ) {
@@ -66,12 +68,12 @@ final class _CoalescingScope {
     add(_PendingChange(record: record, object: object, old: old, new: new))
   }
 
-  func enqueue(_ record: _AnyRecord, object: AnyObject, keyPath: AnyKeyPath) {
+  func enqueue(_ record: _AnyRecord, object: AnyObject, slot: _AnySlot) {
     if let existing = pending[ObjectIdentifier(record)] as? _PendingEvents {
-      if !existing.keyPaths.contains(keyPath) { existing.keyPaths.append(keyPath) }
+      if !existing.slots.contains(where: { $0 === slot }) { existing.slots.append(slot) }
       return
     }
-    add(_PendingEvents(record: record, object: object, keyPath: keyPath))
+    add(_PendingEvents(record: record, object: object, slot: slot))
   }
 
   func enqueueDeletion(_ record: _AnyRecord, object: AnyObject) {
@@ -79,7 +81,7 @@ final class _CoalescingScope {
       existing.isDeletion = true
       return
     }
-    let events = _PendingEvents(record: record, object: object, keyPath: nil)
+    let events = _PendingEvents(record: record, object: object, slot: nil)
     events.isDeletion = true
     add(events)
   }
@@ -154,21 +156,23 @@ final class _PendingChange<Root: ObservableModel, Value>: _Pending {
 
 final class _PendingEvents: _Pending {
   let object: AnyObject
-  var keyPaths: [AnyKeyPath]
+  var slots: [_AnySlot]
 
-  init(record: _AnyRecord, object: AnyObject, keyPath: AnyKeyPath?) {
+  init(record: _AnyRecord, object: AnyObject, slot: _AnySlot?) {
     self.object = object
-    self.keyPaths = keyPath.map { [$0] } ?? []
+    self.slots = slot.map { [$0] } ?? []
     super.init(record: record)
   }
 
-  override var description: String { "\(type(of: object)): \(keyPaths)" }
+  override var description: String {
+    "\(type(of: object)).(\(slots.map { $0.name(in: object) }.joined(separator: ", ")))"
+  }
 
   override func deliver() {
     guard let record = record as? _AnyRecord, record.isActive else { return }
     if isDeletion {
       record.deleted(object)
-    } else if !record.changed(object, keyPaths) {
+    } else if !record.changed(object, slots) {
       record.cancel()
     }
   }

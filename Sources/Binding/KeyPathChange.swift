@@ -83,15 +83,14 @@ public struct PartialKeyPathChange<Root: AnyObject> {
 /// ```swift
 /// let token = order.observeEvents(options: .coalesced) { event in
 ///   switch event {
-///   case .updated(_, let keyPaths): print("changed:", keyPaths)
+///   case .updated(_, let changes): print("changed:", changes.names)
 ///   case .deleted: print("gone")
 ///   }
 /// }
 /// ```
-public enum ModelEvent<Root: AnyObject> {
-  /// Properties of the model changed (one event per change, or one per coalesced block), in
-  /// order of first change, each listed once.
-  case updated(Root, [PartialKeyPath<Root>])
+public enum ModelEvent<Root: ObservableModel> {
+  /// Properties of the model changed (one event per change, or one per coalesced block).
+  case updated(Root, ChangedProperties<Root>)
   /// The model announced its deletion; the registration ends after this event.
   case deleted(Root)
 
@@ -120,4 +119,37 @@ public struct ObservationOptions: OptionSet, Hashable, Sendable {
   /// Delivers writes that store an equal value too (by default, for `Equatable` values, only
   /// writes that change the value are delivered).
   public static let everySet = ObservationOptions(rawValue: 1 << 2)
+}
+
+/// The `@Observed` properties of a model that changed in one transaction.
+///
+/// ```swift
+/// case .updated(let order, let changes):
+///   if changes.contains(\.total) { refreshTotal(order) }
+/// ```
+public struct ChangedProperties<Root: ObservableModel> {
+  let object: Root
+  let slots: [_AnySlot]
+
+  /// The number of properties that changed.
+  public var count: Int { slots.count }
+
+  /// The names of the properties that changed, in order of first change.
+  ///
+  /// - Complexity: O(*p*) reflection of the model the first time a property's name is asked.
+  public var names: [String] { slots.map { $0.name(in: object) } }
+
+  /// Whether a change of these properties may have changed the value of `keyPath`: whether
+  /// `keyPath`, evaluated on the model now, reads one of them.
+  ///
+  /// For a key path naming an `@Observed` property (`\.total`) that is whether the property
+  /// changed; for a path or a computed property, whether anything it reads changed.
+  ///
+  /// - Parameter keyPath: The key path to test.
+  /// - Returns: `true` if evaluating `keyPath` on the model reads a changed property.
+  /// - Complexity: One evaluation of `keyPath` with access tracking.
+  public func contains<Value>(_ keyPath: KeyPath<Root, Value>) -> Bool {
+    let (_, read) = _AccessRecorder.track { object[keyPath: keyPath] }
+    return read.contains { slot in slots.contains { $0 === slot } }
+  }
 }

@@ -23,6 +23,8 @@ extension ObservableModel {
   ///   - handler: Receives each change (and the deletion event, which ends the observation).
   /// - Returns: The token that keeps the observation alive.
   /// - Complexity: O(*p*) to register, where *p* is the number of properties the key path reads.
+  @inlinable
+  @inline(__always)
   public func observe<Value>(
     _ keyPath: KeyPath<Self, Value>,
     options: ObservationOptions = [],
@@ -30,11 +32,23 @@ extension ObservableModel {
     isolation: (any Actor)? = #isolation,
     _ handler: @escaping (KeyPathChange<Self, Value>) -> Void
   ) -> ObservationToken {
-    let route = _Route(delivery, isolation: isolation)
-    let record = _register(keyPath, options: options, targetID: nil) { change in
-      route.run { handler(change) }
-      return true
-    }
+    _observe(
+      keyPath, read: { $0[keyPath: keyPath] }, options: options, delivery: delivery,
+      isolation: isolation, handler)
+  }
+
+  @inlinable
+  func _observe<Value>(
+    _ keyPath: KeyPath<Self, Value>,
+    read: @escaping (Self) -> Value,
+    options: ObservationOptions,
+    delivery: ObservationDelivery,
+    isolation: (any Actor)?,
+    _ handler: @escaping (KeyPathChange<Self, Value>) -> Void
+  ) -> ObservationToken {
+    let dispatch = _handlerDispatch(_Route(delivery, isolation: isolation), handler)
+    let record = _register(
+      keyPath, read: read, options: options, targetID: nil, dispatch: dispatch)
     return ObservationToken(record.map { [$0] } ?? [])
   }
 
@@ -57,6 +71,8 @@ extension ObservableModel {
   ///   - isolation: The registering code's isolation; leave the default.
   ///   - action: Receives the target and the change.
   /// - Complexity: O(*p*) to register, where *p* is the number of properties the key path reads.
+  @inlinable
+  @inline(__always)
   public func addTarget<Target: AnyObject, Value>(
     _ target: Target,
     for keyPath: KeyPath<Self, Value>,
@@ -65,8 +81,25 @@ extension ObservableModel {
     isolation: (any Actor)? = #isolation,
     _ action: @escaping (Target, KeyPathChange<Self, Value>) -> Void
   ) {
+    _addTarget(
+      target, for: keyPath, read: { $0[keyPath: keyPath] }, options: options, delivery: delivery,
+      isolation: isolation, action)
+  }
+
+  @inlinable
+  func _addTarget<Target: AnyObject, Value>(
+    _ target: Target,
+    for keyPath: KeyPath<Self, Value>,
+    read: @escaping (Self) -> Value,
+    options: ObservationOptions,
+    delivery: ObservationDelivery,
+    isolation: (any Actor)?,
+    _ action: @escaping (Target, KeyPathChange<Self, Value>) -> Void
+  ) {
     let dispatch = _targetDispatch(target, _Route(delivery, isolation: isolation), action)
-    _ = _register(keyPath, options: options, targetID: ObjectIdentifier(target), dispatch: dispatch)
+    _ = _register(
+      keyPath, read: read, options: options, targetID: ObjectIdentifier(target),
+      dispatch: dispatch)
   }
 
   /// Calls a method of `target` on every change of `keyPath`, like target/action.
@@ -83,6 +116,8 @@ extension ObservableModel {
   ///   - options: Observation options.
   ///   - delivery: Where the method runs.
   ///   - isolation: The registering code's isolation; leave the default.
+  @inlinable
+  @inline(__always)
   public func addTarget<Target: AnyObject, Value>(
     _ target: Target,
     action: @escaping (Target) -> (KeyPathChange<Self, Value>) -> Void,
@@ -91,8 +126,9 @@ extension ObservableModel {
     delivery: ObservationDelivery = .automatic,
     isolation: (any Actor)? = #isolation
   ) {
-    addTarget(
-      target, for: keyPath, options: options, delivery: delivery, isolation: isolation
+    _addTarget(
+      target, for: keyPath, read: { $0[keyPath: keyPath] }, options: options, delivery: delivery,
+      isolation: isolation
     ) { target, change in action(target)(change) }
   }
 
@@ -191,9 +227,10 @@ extension ObservableModel {
   /// and its deletion.
   ///
   /// This is what dependency tracking needs: one ``ModelEvent/updated(_:_:)`` per change, or,
-  /// with ``ObservationOptions/coalesced``, one per coalesced block listing every key path that
-  /// changed; and ``ModelEvent/deleted(_:)`` when the object announces its deletion. Key paths
-  /// name the properties as declared (`\User.name`), and include writes of equal values.
+  /// with ``ObservationOptions/coalesced``, one per coalesced block listing every property that
+  /// changed (``ChangedProperties/contains(_:)`` answers whether a key path is among them); and
+  /// ``ModelEvent/deleted(_:)`` when the object announces its deletion. Writes of equal values
+  /// count as changes here.
   ///
   /// ```swift
   /// let token = order.observeEvents(options: .coalesced) { event in ... }
@@ -214,11 +251,11 @@ extension ObservableModel {
     let route = _Route(delivery, isolation: isolation)
     let record = _AnyRecord(
       options: options,
-      changed: { object, keyPaths in
+      changed: { object, slots in
         // The record is registered on `self`, whose type is `Self`.
         guard let object = object as? Self else { return false }
-        let typed = keyPaths.compactMap { $0 as? PartialKeyPath<Self> }
-        route.run { handler(.updated(object, typed)) }
+        let changes = ChangedProperties<Self>(object: object, slots: slots)
+        route.run { handler(.updated(object, changes)) }
         return true
       },
       deleted: { object in
@@ -249,9 +286,10 @@ extension ObservableModel {
   public func changes<Value>(
     for keyPath: KeyPath<Self, Value>, options: ObservationOptions = []
   ) -> KeyPathChanges<Self, Value> {
+    let read: (Self) -> Value = { $0[keyPath: keyPath] }
     let (stream, continuation) = AsyncStream<_Transfer<KeyPathChange<Self, Value>>>.makeStream(
       bufferingPolicy: .unbounded)
-    let record = _register(keyPath, options: options, targetID: nil) { change in
+    let record = _register(keyPath, read: read, options: options, targetID: nil) { change in
       continuation.yield(_Transfer(change))
       if change.isDeletion { continuation.finish() }
       return true
@@ -265,14 +303,17 @@ extension ObservableModel {
   }
 
   /// Registers `keyPath` with a dispatch closure; `nil` if the object was deleted.
+  @inlinable
   func _register<Value>(
     _ keyPath: KeyPath<Self, Value>,
+    read: @escaping (Self) -> Value,
     options: ObservationOptions,
     targetID: ObjectIdentifier?,
     dispatch: @escaping (KeyPathChange<Self, Value>) -> Bool
   ) -> _KeyPathRecord<Self, Value>? {
     let record = _KeyPathRecord(
-      root: self, path: keyPath, options: options, targetID: targetID, dispatch: dispatch)
+      root: self, path: keyPath, read: read, options: options, targetID: targetID,
+      dispatch: dispatch)
     guard let value = record.start(self) else { return nil }
     if options.contains(.initial) {
       _ = dispatch(
@@ -293,7 +334,8 @@ extension ObservableModel {
     func open<Value>(_: Value.Type) {
       // `valueType` of a `PartialKeyPath<Self>` is its value type, so this cast holds.
       guard let typed = keyPath as? KeyPath<Self, Value> else { return }
-      _ = _register(typed, options: options, targetID: targetID) { change in
+      let read: (Self) -> Value = { $0[keyPath: typed] }
+      _ = _register(typed, read: read, options: options, targetID: targetID) { change in
         dispatch(
           PartialKeyPathChange(
             object: change.object, keyPath: change.keyPath, oldValue: change.oldValue,
@@ -314,6 +356,7 @@ func _link<Element>(_ continuation: AsyncStream<Element>.Continuation, to lifeti
 
 /// Builds the dispatch closure of a target registration: the target is held weakly and
 /// checked (and kept alive) for the duration of each call.
+@inlinable
 func _targetDispatch<Target: AnyObject, Change>(
   _ target: Target, _ route: _Route, _ action: @escaping (Target, Change) -> Void
 ) -> (Change) -> Bool {
@@ -335,6 +378,26 @@ func _targetDispatch<Target: AnyObject, Change>(
   }
 }
 
+/// Builds the dispatch closure of a target-less registration.
+@inlinable
+func _handlerDispatch<Change>(
+  _ route: _Route, _ handler: @escaping (Change) -> Void
+) -> (Change) -> Bool {
+  switch route {
+  case .synchronous:
+    return { change in
+      handler(change)
+      return true
+    }
+  default:
+    return { change in
+      route.run { handler(change) }
+      return true
+    }
+  }
+}
+
+@usableFromInline
 func _erase<Root, Value>(_ kind: KeyPathChange<Root, Value>.Kind) -> KeyPathChange<Root, Any>.Kind {
   switch kind {
   case .initial: .initial

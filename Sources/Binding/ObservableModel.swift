@@ -101,17 +101,10 @@ extension ObservableModel {
   /// - Complexity: O(*r*), where *r* is the number of registrations on the model.
   public func announceDeletion() {
     guard let taken = observation.state().markDeleted() else { return }
-    for slot in taken.slots { (slot as? any _DeactivatableSlot)?.deactivateAll() }
-    for record in taken.anyRecords { record.deliverDeletion(self) }
-    for record in taken.records { record.deliverDeletion() }
+    for slot in taken.slots { slot.deactivateAll() }
+    for record in taken.anyRecords { record.deliverDeletion(of: self) }
+    for record in taken.records { record.deliverDeletion(of: self) }
     for record in taken.anyRecords { record.cancel() }
     for record in taken.records { record.cancel() }
   }
 }
-
-/// A slot whose entries can all be deactivated without knowing its types.
-protocol _DeactivatableSlot: AnyObject {
-  func deactivateAll()
-}
-
-extension _PropertySlot: _DeactivatableSlot {}

@@ -11,6 +11,7 @@
 public final class ObservationToken: Sendable, Hashable {
   private let lifetimes: [_Lifetime]
 
+  @usableFromInline
   init(_ records: [_Record]) { self.lifetimes = records.map(\.lifetime) }
 
   deinit {

@@ -46,7 +46,12 @@ public struct Observed<Value> {
 
   /// Reads and writes the property of `object`, recording reads for key-path tracking and
   /// notifying observers of writes.
+  ///
+  /// Only the storage key path is used, and only to project the stored fields: that folds
+  /// into direct field accesses once inlined, whereas any other use of a key path argument
+  /// would build the key path object on every access.
   @inlinable
+  @inline(__always)
   public static subscript<Root: ObservableModel>(
     _enclosingInstance object: Root,
     wrapped wrapped: ReferenceWritableKeyPath<Root, Value>,
@@ -54,7 +59,10 @@ public struct Observed<Value> {
   ) -> Value {
     get {
       if _trackingThreads.load(ordering: .relaxed) != 0 {
-        _recordAccess(object, wrapped, storage)
+        if object[keyPath: storage]._slot == nil {
+          object[keyPath: storage]._slot = _makeSlot(object, Value.self)
+        }
+        _recordAccess(object[keyPath: storage]._slot)
       }
       return object[keyPath: storage]._value
     }
@@ -64,54 +72,22 @@ public struct Observed<Value> {
         object[keyPath: storage]._value = newValue
         return
       }
-      _observedSet(object, newValue, state, wrapped, storage)
+      var old = newValue
+      swap(&object[keyPath: storage]._value, &old)
+      var slot = object[keyPath: storage]._slot
+      if slot == nil {
+        // Nobody observes this property; the object's "any property" observers may.
+        slot = _slotForUnobservedSet(object, Value.self, state: state)
+        if slot == nil { return }
+        object[keyPath: storage]._slot = slot
+      }
+      _didSet(object, slot: slot.unsafelyUnwrapped, state: state, old: old, new: newValue)
     }
   }
 }
 
-extension Observed {
-  /// Stores `newValue` into a property of an observed object and notifies its observers.
-  @usableFromInline
-  @inline(never)
-  static func _observedSet<Root: ObservableModel>(
-    _ object: Root,
-    _ newValue: Value,
-    _ stateAddress: UInt,
-    _ wrapped: ReferenceWritableKeyPath<Root, Value>,
-    _ storage: ReferenceWritableKeyPath<Root, Self>
-  ) {
-    var value = newValue
-    swap(&object[keyPath: storage]._value, &value)
-    if let rawSlot = object[keyPath: storage]._slot {
-      let slot = Unmanaged<_PropertySlot<Root, Value>>.fromOpaque(rawSlot)
-      slot._withUnsafeGuaranteedRef { $0.notify(object, old: value, new: newValue) }
-    }
-    // The object owns its state (one retained reference) and is alive during its own setter.
-    let state = Unmanaged<_ModelState>.fromOpaque(UnsafeRawPointer(bitPattern: stateAddress)!)
-    state._withUnsafeGuaranteedRef { state in
-      if state._hasAnyRecords.load(ordering: .acquiring) {
-        state.propertyDidChange(object, wrapped)
-      }
-    }
-  }
-
-  /// The slot of a property, created and adopted by the object's state on first use, or `nil`
-  /// if the object announced its deletion.
-  static func _slot<Root: ObservableModel>(
-    of object: Root,
-    wrapped: ReferenceWritableKeyPath<Root, Value>,
-    storage: ReferenceWritableKeyPath<Root, Self>
-  ) -> _PropertySlot<Root, Value>? {
-    let state = object.observation.state()
-    guard !state.isDeleted else { return nil }
-    if let raw = object[keyPath: storage]._slot {
-      return Unmanaged<_PropertySlot<Root, Value>>.fromOpaque(raw).takeUnretainedValue()
-    }
-    let slot = _PropertySlot<Root, Value>(keyPath: wrapped)
-    state.adopt(slot: slot)
-    object[keyPath: storage]._slot = Unmanaged.passUnretained(slot).toOpaque()
-    return slot
-  }
+extension Observed: _ObservedStorage {
+  var _slotAddress: UnsafeMutableRawPointer? { _slot }
 }
 
 extension Observed: Equatable where Value: Equatable {

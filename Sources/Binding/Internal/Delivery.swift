@@ -4,12 +4,14 @@ import Synchronization
 
 /// Where a registration's callbacks run, resolved from ``ObservationDelivery`` and the caller's
 /// isolation at registration.
+@usableFromInline
 enum _Route {
   case synchronous
   case mainActor(_Mailbox)
   case queue(DispatchQueue)
   case actor(any Actor, _Mailbox)
 
+  @usableFromInline
   init(_ delivery: ObservationDelivery, isolation: (any Actor)?) {
     switch delivery.kind {
     case .synchronous: self = .synchronous
@@ -29,6 +31,7 @@ enum _Route {
   }
 
   /// Runs `job` in this route's context, in order with the route's earlier jobs.
+  @usableFromInline
   func run(_ job: @escaping () -> Void) {
     switch self {
     case .synchronous: job()
@@ -64,12 +67,13 @@ extension _Transfer where Value == () -> Void {
 /// Main-actor delivery is synchronous when the change happens on the main thread and nothing
 /// is queued; otherwise the job is queued behind the earlier ones, so deliveries keep their
 /// order.
+@usableFromInline
 final class _Mailbox: Sendable {
   private let state = Mutex<(jobs: [_Job], scheduled: Bool)>(([], false))
 
   func runOnMain(_ job: _Job) {
     let runNow = state.withLock { state -> Bool in
-      if Thread.isMainThread && state.jobs.isEmpty && !state.scheduled { return true }
+      if _ThreadState.current.isMainThread && state.jobs.isEmpty && !state.scheduled { return true }
       state.jobs.append(job)
       if state.scheduled { return false }
       state.scheduled = true

@@ -7,7 +7,7 @@ import Synchronization
 final class _ModelState: Sendable {
   struct State {
     /// Slots of the object's properties (strong: the wrappers point at them unowned).
-    var slots: [AnyObject] = []
+    var slots: [_AnySlot] = []
     /// Registrations whose root is this object.
     var records: [_Record] = []
     /// Registrations that hear every property change and deletion of this object.
@@ -29,7 +29,7 @@ final class _ModelState: Sendable {
   var isDeleted: Bool { _isDeleted.load(ordering: .acquiring) }
 
   /// Keeps `slot` alive as long as the object.
-  func adopt(slot: AnyObject) {
+  func adopt(slot: _AnySlot) {
     _state.withLock { $0.slots.append(slot) }
   }
 
@@ -64,18 +64,18 @@ final class _ModelState: Sendable {
     }
   }
 
-  /// Tells the "any property" registrations that `keyPath` changed.
-  func propertyDidChange(_ object: AnyObject, _ keyPath: AnyKeyPath) {
+  /// Tells the "any property" registrations that the property of `slot` changed.
+  func propertyDidChange(_ object: AnyObject, _ slot: _AnySlot) {
     let records = _state.withLock { state in
       state.anyRecords.removeAll { !$0.isActive }
       if state.anyRecords.isEmpty { _hasAnyRecords.store(false, ordering: .releasing) }
       return state.anyRecords
     }
-    for record in records { record.propertyDidChange(object, keyPath) }
+    for record in records { record.propertyDidChange(object, slot) }
   }
 
   /// Marks the object deleted and returns everything that must hear about it.
-  func markDeleted() -> (slots: [AnyObject], records: [_Record], anyRecords: [_AnyRecord])? {
+  func markDeleted() -> (slots: [_AnySlot], records: [_Record], anyRecords: [_AnyRecord])? {
     _state.withLock { state in
       guard !state.isDeleted else { return nil }
       state.isDeleted = true

@@ -5,52 +5,53 @@ import Synchronization
 /// Cancelling a registration from any thread only clears this flag; the entry is unlinked from
 /// its slot by the next write or registration of that property (which the model's threading
 /// contract already serialises), so the entry list itself needs no lock.
-class _EntryBase {
-  final let _live = Atomic<Bool>(true)
+@usableFromInline
+final class _SlotEntry {
+  private let _live = Atomic<Bool>(true)
+  /// Whether the entry hears writes that store an equal value.
+  let everySet: Bool
+  /// Runs after the property changed, with the object that owns the property; returns `false`
+  /// when the observer is gone for good (its target or root died).
+  let fire: (AnyObject) -> Bool
 
-  final var isLive: Bool { _live.load(ordering: .acquiring) }
+  @usableFromInline
+  init(everySet: Bool, fire: @escaping (AnyObject) -> Bool) {
+    self.everySet = everySet
+    self.fire = fire
+  }
+
+  @usableFromInline
+  var isLive: Bool { _live.load(ordering: .acquiring) }
 
   /// Marks the entry dead; it receives nothing from now on.
-  final func deactivate() { _live.store(false, ordering: .releasing) }
+  func deactivate() { _live.store(false, ordering: .releasing) }
 }
 
-/// One observer of one property: a closure that receives the object, the old and the new value.
-final class _SlotEntry<Root: AnyObject, Value>: _EntryBase {
-  /// Whether the entry hears sets that store an equal value.
-  let everySet: Bool
-  /// Delivers a change; returns `false` when the observer is gone for good (its target died).
-  let deliver: (Root, Value, Value) -> Bool
-
-  init(everySet: Bool, deliver: @escaping (Root, Value, Value) -> Bool) {
-    self.everySet = everySet
-    self.deliver = deliver
-  }
-}
-
-/// The observers of one `@Observed` property of one object.
+/// The observers of one `@Observed` property of one object; also the property's identity.
 ///
 /// The wrapper keeps an unowned pointer to its slot; the object's `_ModelState` owns it, so the
-/// slot lives exactly as long as the object. Entries are kept in a manually managed buffer of
-/// retained pointers so that walking them on every change costs no reference counting.
+/// slot lives as long as the object (registrations may keep it a little longer). Entries are
+/// kept in a manually managed buffer of retained pointers so that walking them on every change
+/// costs no reference counting.
 ///
 /// - Important: The entry list is read and written only by writes and registrations of this
 ///   property, which the model's threading contract serialises (like any write of a stored
 ///   property). Other threads only flip an entry's atomic liveness flag.
-final class _PropertySlot<Root: AnyObject, Value> {
-  /// The property's key path, reported to "any property" observers.
-  let keyPath: KeyPath<Root, Value>
-  /// Equality of the value type, when it is `Equatable`.
-  let isEqual: ((Value, Value) -> Bool)?
-
-  private var entries: UnsafeMutablePointer<Unmanaged<_SlotEntry<Root, Value>>>
+@usableFromInline
+class _AnySlot {
+  private var entries: UnsafeMutablePointer<Unmanaged<_SlotEntry>>
   private var count = 0
   private var capacity: Int
   private var depth = 0
   private var needsCompaction = false
+  /// The identity of the object that owns the property (not a reference: a weak one would slow
+  /// down every retain of the model).
+  @usableFromInline
+  let ownerID: ObjectIdentifier
+  private var _name: String?
 
-  init(keyPath: KeyPath<Root, Value>) {
-    self.keyPath = keyPath
-    self.isEqual = _equality(of: Value.self)
+  init(owner: AnyObject) {
+    self.ownerID = ObjectIdentifier(owner)
     capacity = 2
     entries = .allocate(capacity: capacity)
   }
@@ -60,21 +61,13 @@ final class _PropertySlot<Root: AnyObject, Value> {
     entries.deallocate()
   }
 
-  /// Whether any entry is live (used by `.initial`-free fast checks and tests).
-  var hasLiveEntries: Bool {
-    for index in 0..<count where entries[index]._withUnsafeGuaranteedRef({ $0.isLive }) {
-      return true
-    }
-    return false
-  }
-
   /// Adds an entry; it hears changes made after this call.
-  func append(_ entry: _SlotEntry<Root, Value>) {
+  @usableFromInline
+  final func append(_ entry: _SlotEntry) {
     if depth == 0 && needsCompaction { compact() }
     if count == capacity {
       let newCapacity = capacity * 2
-      let grown = UnsafeMutablePointer<Unmanaged<_SlotEntry<Root, Value>>>
-        .allocate(capacity: newCapacity)
+      let grown = UnsafeMutablePointer<Unmanaged<_SlotEntry>>.allocate(capacity: newCapacity)
       grown.moveInitialize(from: entries, count: count)
       entries.deallocate()
       entries = grown
@@ -84,12 +77,15 @@ final class _PropertySlot<Root: AnyObject, Value> {
     count += 1
   }
 
-  /// Delivers one change to every live entry, in registration order.
+  /// Tells every live entry that the property changed, in registration order.
   ///
   /// Entries added by a callback during this walk hear only later changes; entries cancelled
   /// during it are skipped from then on; nothing is unlinked until the outermost walk ends.
-  func notify(_ object: Root, old: Value, new: Value) {
-    let unchanged = isEqual?(old, new) ?? false
+  ///
+  /// - Parameters:
+  ///   - owner: The object that owns the property.
+  ///   - unchanged: Whether the write stored a value equal to the old one.
+  final func notify(_ owner: AnyObject, unchanged: Bool) {
     depth += 1
     let end = count
     var index = 0
@@ -100,7 +96,7 @@ final class _PropertySlot<Root: AnyObject, Value> {
           return
         }
         if unchanged && !entry.everySet { return }
-        if !entry.deliver(object, old, new) {
+        if !entry.fire(owner) {
           entry.deactivate()
           needsCompaction = true
         }
@@ -128,13 +124,56 @@ final class _PropertySlot<Root: AnyObject, Value> {
   }
 
   /// Deactivates every entry (the object announced its deletion).
-  func deactivateAll() {
+  final func deactivateAll() {
     for index in 0..<count { entries[index]._withUnsafeGuaranteedRef { $0.deactivate() } }
     needsCompaction = count > 0
   }
+
+  /// The property's name (`name` for `@Observed var name`), found by reflecting `owner` (the
+  /// object that owns the property) on first use.
+  final func name(in owner: AnyObject) -> String {
+    if let _name { return _name }
+    var mirror: Mirror? = Mirror(reflecting: owner)
+    while let current = mirror {
+      for child in current.children {
+        if let storage = child.value as? any _ObservedStorage, storage._slotAddress == address,
+          let label = child.label
+        {
+          let name = label.hasPrefix("_") ? String(label.dropFirst()) : label
+          _name = name
+          return name
+        }
+      }
+      mirror = current.superclassMirror
+    }
+    return "?"
+  }
+
+  final var address: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+
+  /// Whether the slot's property belongs to `object`.
+  @usableFromInline
+  final func isOwned(by object: AnyObject) -> Bool { ownerID == ObjectIdentifier(object) }
+}
+
+/// A slot that knows how to compare values of its property.
+final class _PropertySlot<Value>: _AnySlot {
+  /// Equality of the value type, when it is `Equatable`.
+  let isEqual: ((Value, Value) -> Bool)?
+
+  override init(owner: AnyObject) {
+    isEqual = _equality(of: Value.self)
+    super.init(owner: owner)
+  }
+}
+
+/// Lets reflection find which stored property holds a slot.
+protocol _ObservedStorage {
+  var _slotAddress: UnsafeMutableRawPointer? { get }
 }
 
 /// Returns `==` for `Value` when it is `Equatable`, or `nil`.
+@usableFromInline
 func _equality<Value>(of type: Value.Type) -> ((Value, Value) -> Bool)? {
   guard let equatable = type as? any Equatable.Type else { return nil }
   func make<E: Equatable>(_: E.Type) -> (Value, Value) -> Bool {

@@ -2,15 +2,19 @@ import Synchronization
 
 /// The part of a registration that any thread may touch: whether it is active, the entries
 /// it put in property slots, and what to run when it ends. Tokens hold this.
+@usableFromInline
 final class _Lifetime: Sendable {
-  private let _active = Atomic<Bool>(true)
-  private let _attachments = _Locked<[_EntryBase]>([])
+  @usableFromInline
+  let _active = Atomic<Bool>(true)
+  private let _attachments = _Locked<[_SlotEntry]>([])
   private let _onEnd = _Locked<(@Sendable () -> Void)?>(nil)
 
+  @inlinable
   var isActive: Bool { _active.load(ordering: .acquiring) }
 
   /// Ends the registration: nothing is delivered after this returns (on this thread; a delivery
   /// already running on another thread may finish). Idempotent.
+  @usableFromInline
   func cancel() {
     guard _active.exchange(false, ordering: .acquiringAndReleasing) else { return }
     let entries = _attachments.withLock { attachments in
@@ -37,7 +41,8 @@ final class _Lifetime: Sendable {
   }
 
   /// Records entries added to slots, or deactivates them at once if the registration ended.
-  func attach(_ entries: [_EntryBase]) {
+  @usableFromInline
+  func attach(_ entries: [_SlotEntry]) {
     let accepted = _attachments.withLock { attachments in
       guard isActive else { return false }
       attachments.append(contentsOf: entries)
@@ -47,8 +52,9 @@ final class _Lifetime: Sendable {
   }
 
   /// Replaces the attachments (after re-tracking a derived key path).
-  func replaceAttachments(keeping kept: [_EntryBase], adding added: [_EntryBase]) {
-    let dropped = _attachments.withLock { attachments -> [_EntryBase]? in
+  @usableFromInline
+  func replaceAttachments(keeping kept: [_SlotEntry], adding added: [_SlotEntry]) {
+    let dropped = _attachments.withLock { attachments -> [_SlotEntry]? in
       guard isActive else { return nil }
       let keptIDs = Set(kept.map(ObjectIdentifier.init))
       let dropped = attachments.filter { !keptIDs.contains(ObjectIdentifier($0)) }
@@ -60,56 +66,85 @@ final class _Lifetime: Sendable {
 }
 
 /// One registration: an observation, a target, or a binding.
+@usableFromInline
 class _Record {
+  @usableFromInline
   final let lifetime = _Lifetime()
   /// The target, for `removeTarget`; `nil` for target-less observations and bindings.
   final let targetID: ObjectIdentifier?
   /// The key paths as registered, for `removeTarget(_:for:)`.
   final let keyPaths: [AnyKeyPath]
 
+  @usableFromInline
   init(targetID: ObjectIdentifier?, keyPaths: [AnyKeyPath]) {
     self.targetID = targetID
     self.keyPaths = keyPaths
   }
 
+  @inlinable
   final var isActive: Bool { lifetime.isActive }
 
   /// Ends the registration. Idempotent.
+  @inlinable
   final func cancel() { lifetime.cancel() }
 
   /// Delivers the deletion of the observed object (the registration is cancelled right after).
-  func deliverDeletion() {}
+  func deliverDeletion(of object: AnyObject) {}
 }
 
 /// A registration of one key path of one root object.
 ///
-/// A key path that reads exactly one `@Observed` property of the root, declared by the root's
-/// own class (`\.name`), is *direct*: the property's setter hands its old and new value to the
-/// handler. Any other key path (`\.address?.city`, `\.greeting`) is *derived*: any change of
-/// what it read re-evaluates it with tracking, re-attaches to what it reads now, and delivers
-/// if the value changed.
+/// The key path is evaluated with access tracking at registration and after every change of
+/// something it read; each evaluation re-attaches the registration to what it reads now
+/// (`\.address?.city` follows a replaced `address` and leaves the old one), and delivers if the
+/// value changed. `read` is a closure built where the key path is a literal, so the compiler
+/// turns it into a direct getter call; the members on the notification path are inlinable so
+/// that they are specialised for the model and value types where the registration is made.
+@usableFromInline
 final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
-  weak let root: Root?
+  @usableFromInline
+  let rootID: ObjectIdentifier
+  /// The root, held weakly only once the key path reads another object (a weak reference
+  /// slows down every retain of its object, so root-only paths do without).
+  @usableFromInline
+  let _weakRoot = _Locked<_WeakBox<Root>?>(nil)
+  @usableFromInline
   let path: KeyPath<Root, Value>
+  @usableFromInline
+  let read: (Root) -> Value
+  @usableFromInline
   let options: ObservationOptions
+  @usableFromInline
   let isEqual: ((Value, Value) -> Bool)?
   /// Delivers a change where the registration's delivery context says; returns `false` once
   /// the target is gone for good.
+  @usableFromInline
   let dispatch: (KeyPathChange<Root, Value>) -> Bool
-  /// For derived key paths: the last value and what it read.
-  private let _derived = _Locked<_DerivedState?>(nil)
+  /// The last value and the slots it was read from (with this registration's entries).
+  @usableFromInline
+  let _state = _Locked<_Evaluation?>(nil)
 
-  private struct _DerivedState {
-    var value: Value
-    var accesses: [(access: any _PropertyAccess, entry: _EntryBase)]
+  @usableFromInline
+  struct _Evaluation {
+    @usableFromInline var value: Value
+    @usableFromInline var reads: [_Read]
+
+    @inlinable
+    init(value: Value, reads: [_Read]) {
+      self.value = value
+      self.reads = reads
+    }
   }
 
+  @inlinable
   init(
-    root: Root, path: KeyPath<Root, Value>, options: ObservationOptions, targetID: ObjectIdentifier?,
+    root: Root, path: KeyPath<Root, Value>, read: @escaping (Root) -> Value,
+    options: ObservationOptions, targetID: ObjectIdentifier?,
     dispatch: @escaping (KeyPathChange<Root, Value>) -> Bool
   ) {
-    self.root = root
+    self.rootID = ObjectIdentifier(root)
     self.path = path
+    self.read = read
     self.options = options
     self.isEqual = _equality(of: Value.self)
     self.dispatch = dispatch
@@ -119,98 +154,183 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
   /// Resolves the key path, attaches to what it reads, and registers with the root.
   ///
   /// Returns the current value, or `nil` if the root announced its deletion.
+  @inlinable
   func start(_ root: Root) -> Value? {
-    let state = root.observation.state()
-    guard !state.isDeleted else {
+    guard _prepare(root) else {
       cancel()
       return nil
     }
-    let (value, accesses) = _AccessRecorder.track { root[keyPath: path] }
-    if accesses.isEmpty {
-      fatalError(
-        """
-        Binding: the key path \(path) of \(Root.self) reads no @Observed property, so no change \
-        of it can be observed. Mark the properties it reads @Observed.
-        """)
-    }
-    if accesses.count == 1, let access = accesses[0] as? _ObservedAccess<Root, Value>,
-      access.root === root, access.wrapped == path, let slot = access.slot()
-    {
-      // The entry keeps the registration alive while it sits in the slot; `cancel()` breaks
-      // the cycle (it deactivates the entry, which the slot then unlinks).
-      let entry = _SlotEntry<Root, Value>(everySet: options.contains(.everySet)) {
-        object, old, new in
-        self.receive(object, old, new)
-      }
-      slot.append(entry)
-      lifetime.attach([entry])
-    } else {
-      let attached = accesses.compactMap { access in
-        access.attach { [weak self] in self?.reevaluate() }.map { (access: access, entry: $0) }
-      }
-      _derived.withLock { $0 = _DerivedState(value: value, accesses: attached) }
-      lifetime.attach(attached.map(\.entry))
-    }
-    guard state.add(self) else {
+    let (value, slots) = _AccessRecorder.track { read(root) }
+    if slots.isEmpty { _readsNothing(path, Root.self) }
+    let reads = slots.map { _Read(slot: $0, entry: attach(to: $0)) }
+    if slots.contains(where: { !$0.isOwned(by: root) }) { _keepWeakRoot(root) }
+    _state.withLock { $0 = _Evaluation(value: value, reads: reads) }
+    lifetime.attach(reads.map(\.entry))
+    guard _finish(root) else {
       cancel()
       return nil
     }
     return value
   }
 
-  /// Receives a change of a direct key path from the property's setter.
-  func receive(_ object: Root, _ old: Value, _ new: Value) -> Bool {
-    if options.contains(.coalesced), let scope = _ThreadState.existing?.coalescing {
-      scope.enqueue(self, object: object, old: old, new: new)
+  @inlinable
+  func attach(to slot: _AnySlot) -> _SlotEntry {
+    // The entry keeps the registration alive while it sits in the slot; `cancel()` breaks
+    // the cycle (it deactivates the entry, which the slot then unlinks).
+    let entry = _SlotEntry(everySet: options.contains(.everySet)) { owner in
+      self.propertyDidChange(owner)
+    }
+    slot.append(entry)
+    return entry
+  }
+
+  /// Re-evaluates after a property the key path read changed.
+  @inlinable
+  func propertyDidChange(_ owner: AnyObject) -> Bool {
+    guard isActive else { return false }
+    let root: Root
+    if ObjectIdentifier(owner) == rootID {
+      // `owner` is the root itself (same identity, alive: it is running its own setter).
+      root = unsafeDowncast(owner, to: Root.self)
+    } else if let alive = _aliveRoot() {
+      root = alive
+    } else {
+      cancel()
+      return false
+    }
+    let (value, slots) = _AccessRecorder.track { read(root) }
+    let previous = _state.withLock { state -> (Value, [_Read])? in
+      guard let current = state else { return nil }
+      if _Read.same(current.reads, slots) {
+        state!.value = value
+        return (current.value, [])
+      }
+      return (current.value, current.reads)
+    }
+    guard let (oldValue, oldReads) = previous else { return false }
+    if !oldReads.isEmpty { retarget(root, oldReads, to: slots, value: value) }
+    if !options.contains(.everySet), let isEqual, isEqual(oldValue, value) { return true }
+    return deliver(root, oldValue, value)
+  }
+
+  /// Moves the registration's entries to the slots the last evaluation read.
+  @inlinable
+  func retarget(_ root: Root, _ oldReads: [_Read], to slots: [_AnySlot], value: Value) {
+    var kept: [_Read] = []
+    var added: [_Read] = []
+    for slot in slots {
+      if let match = oldReads.first(where: { $0.slot === slot && $0.entry.isLive }) {
+        kept.append(match)
+      } else {
+        added.append(_Read(slot: slot, entry: attach(to: slot)))
+      }
+    }
+    if slots.contains(where: { !$0.isOwned(by: root) }) { _keepWeakRoot(root) }
+    lifetime.replaceAttachments(keeping: kept.map(\.entry), adding: added.map(\.entry))
+    _state.withLock { $0 = _Evaluation(value: value, reads: kept + added) }
+  }
+
+  /// Delivers a change now, or defers it to the end of the coalesced transaction.
+  @inlinable
+  func deliver(_ root: Root, _ old: Value, _ new: Value) -> Bool {
+    if options.contains(.coalesced), let scope = _openCoalescingScope() {
+      scope.enqueue(self, object: root, old: old, new: new)
       return true
     }
     let delivered = dispatch(
-      KeyPathChange(object: object, keyPath: path, oldValue: old, newValue: new))
+      KeyPathChange(object: root, keyPath: path, oldValue: old, newValue: new))
     if !delivered { cancel() }
     return delivered
   }
 
-  /// Re-evaluates a derived key path after something it read changed.
-  func reevaluate() {
-    guard isActive else { return }
-    guard let root else {
-      cancel()
-      return
-    }
-    let (value, accesses) = _AccessRecorder.track { root[keyPath: path] }
-    let previous = _derived.withLock { $0.map { ($0.value, $0.accesses) } }
-    guard let (oldValue, oldAccesses) = previous else { return }
-    var kept: [(access: any _PropertyAccess, entry: _EntryBase)] = []
-    var added: [(access: any _PropertyAccess, entry: _EntryBase)] = []
-    for access in accesses {
-      if let match = oldAccesses.first(where: { $0.access.isSame(as: access) && $0.entry.isLive }) {
-        kept.append(match)
-      } else if let entry = access.attach({ [weak self] in self?.reevaluate() }) {
-        added.append((access, entry))
-      }
-    }
-    lifetime.replaceAttachments(keeping: kept.map(\.entry), adding: added.map(\.entry))
-    _derived.withLock { $0 = _DerivedState(value: value, accesses: kept + added) }
-    if !options.contains(.everySet), let isEqual, isEqual(oldValue, value) { return }
-    _ = receive(root, oldValue, value)
+  /// Keeps a weak reference to the root, for re-evaluations triggered by other objects.
+  @usableFromInline
+  func _keepWeakRoot(_ root: Root) {
+    _weakRoot.withLock { box in if box == nil { box = _WeakBox(root) } }
   }
 
-  override func deliverDeletion() {
-    guard let root else { return }
-    let value = root[keyPath: path]
+  /// The root, if it is still alive (only for paths that read other objects).
+  @usableFromInline
+  func _aliveRoot() -> Root? {
+    _weakRoot.withLock { $0?.value }
+  }
+
+  /// Whether the root can be observed (it did not announce its deletion).
+  @usableFromInline
+  func _prepare(_ root: Root) -> Bool {
+    !root.observation.state().isDeleted
+  }
+
+  /// Registers with the root's state; `false` if the root was deleted meanwhile.
+  @usableFromInline
+  func _finish(_ root: Root) -> Bool {
+    root.observation.state().add(self)
+  }
+
+  override func deliverDeletion(of object: AnyObject) {
+    guard let value = _state.withLock({ $0?.value }) else { return }
+    // Deletion is announced by the root itself, which is `Root`.
+    let root = unsafeDowncast(object, to: Root.self)
     _ = dispatch(
       KeyPathChange(object: root, keyPath: path, oldValue: value, newValue: value, kind: .deletion))
   }
 }
 
+/// One property a key path read, and the entry the registration put in its slot.
+@usableFromInline
+struct _Read {
+  @usableFromInline let slot: _AnySlot
+  @usableFromInline let entry: _SlotEntry
+
+  @inlinable
+  init(slot: _AnySlot, entry: _SlotEntry) {
+    self.slot = slot
+    self.entry = entry
+  }
+
+  /// Whether `reads` are exactly `slots`, in order, with live entries.
+  @inlinable
+  static func same(_ reads: [_Read], _ slots: [_AnySlot]) -> Bool {
+    guard reads.count == slots.count else { return false }
+    for index in reads.indices where reads[index].slot !== slots[index] || !reads[index].entry.isLive {
+      return false
+    }
+    return true
+  }
+}
+
+/// A weak reference in a box.
+@usableFromInline
+final class _WeakBox<Object: AnyObject> {
+  @usableFromInline weak var value: Object?
+  @usableFromInline init(_ value: Object) { self.value = value }
+}
+
+/// Traps for a key path that reads no `@Observed` property.
+@usableFromInline
+func _readsNothing(_ path: AnyKeyPath, _ root: Any.Type) -> Never {
+  fatalError(
+    """
+    Binding: the key path \(path) of \(root) reads no @Observed property, so no change of it \
+    can ever be observed. Mark the stored properties it reads @Observed (in a class adopting \
+    ObservableModel).
+    """)
+}
+
+/// The coalescing scope open on this thread, if any.
+@usableFromInline
+func _openCoalescingScope() -> _CoalescingScope? {
+  _ThreadState.existing?.coalescing
+}
+
 /// A registration that hears every property change and the deletion of one object.
 final class _AnyRecord: _Record {
   let options: ObservationOptions
-  let changed: (AnyObject, [AnyKeyPath]) -> Bool
+  let changed: (AnyObject, [_AnySlot]) -> Bool
   let deleted: (AnyObject) -> Void
 
   init(
-    options: ObservationOptions, changed: @escaping (AnyObject, [AnyKeyPath]) -> Bool,
+    options: ObservationOptions, changed: @escaping (AnyObject, [_AnySlot]) -> Bool,
     deleted: @escaping (AnyObject) -> Void
   ) {
     self.options = options
@@ -219,16 +339,16 @@ final class _AnyRecord: _Record {
     super.init(targetID: nil, keyPaths: [])
   }
 
-  func propertyDidChange(_ object: AnyObject, _ keyPath: AnyKeyPath) {
+  func propertyDidChange(_ object: AnyObject, _ slot: _AnySlot) {
     guard isActive else { return }
     if options.contains(.coalesced), let scope = _ThreadState.existing?.coalescing {
-      scope.enqueue(self, object: object, keyPath: keyPath)
+      scope.enqueue(self, object: object, slot: slot)
       return
     }
-    if !changed(object, [keyPath]) { cancel() }
+    if !changed(object, [slot]) { cancel() }
   }
 
-  func deliverDeletion(_ object: AnyObject) {
+  override func deliverDeletion(of object: AnyObject) {
     guard isActive else { return }
     if options.contains(.coalesced), let scope = _ThreadState.existing?.coalescing {
       scope.enqueueDeletion(self, object: object)

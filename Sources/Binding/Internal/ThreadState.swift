@@ -1,3 +1,5 @@
+import Foundation
+
 #if canImport(Darwin)
   import Darwin
 #elseif canImport(Glibc)
@@ -18,6 +20,10 @@ final class _ThreadState {
   var coalescing: _CoalescingScope?
   /// Identifiers of bindings currently writing their receiver on this thread.
   var activeBindings: Set<ObjectIdentifier> = []
+  /// A recorder to reuse, so that re-evaluating a key path allocates nothing.
+  var spareRecorder: _AccessRecorder?
+  /// Whether this is the main thread (`Thread.isMainThread` is a system call on Linux).
+  lazy var isMainThread = Thread.isMainThread
 
   /// The calling thread's state, created on first use and released when the thread exits.
   static var current: _ThreadState {

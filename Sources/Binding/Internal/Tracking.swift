@@ -8,99 +8,99 @@ import Synchronization
 @usableFromInline
 let _trackingThreads = Atomic<Int>(0)
 
-/// One `@Observed` property read while a recorder was installed: the object, the property, and
-/// how to attach an observer to it.
-protocol _PropertyAccess: AnyObject {
-  /// The object whose property was read.
-  var object: AnyObject { get }
-  /// The property's key path from its declaring type (`\User.name`).
-  var propertyKeyPath: AnyKeyPath { get }
-  /// Whether `other` names the same property of the same object.
-  func isSame(as other: any _PropertyAccess) -> Bool
-  /// Attaches `trigger` to the property: it runs after every change of the property's value.
-  func attach(_ trigger: @escaping () -> Void) -> _EntryBase?
-}
-
-/// Collects the `@Observed` properties read while it is installed on the current thread.
+/// Collects the `@Observed` properties (their slots) read while it is installed.
+@usableFromInline
 final class _AccessRecorder {
-  private(set) var accesses: [any _PropertyAccess] = []
-  private var seen: Set<_AccessKey> = []
+  private(set) var slots: [_AnySlot] = []
 
-  private struct _AccessKey: Hashable {
-    let object: ObjectIdentifier
-    let keyPath: AnyKeyPath
-  }
-
-  func record(_ access: any _PropertyAccess) {
-    let key = _AccessKey(object: ObjectIdentifier(access.object), keyPath: access.propertyKeyPath)
-    if seen.insert(key).inserted { accesses.append(access) }
+  func record(_ slot: _AnySlot) {
+    // Paths read a handful of properties: a linear scan beats hashing.
+    for seen in slots where seen === slot { return }
+    slots.append(slot)
   }
 
   /// Runs `body` with a fresh recorder installed on this thread and returns what it read.
   ///
-  /// Recorders nest: an inner tracking (a computed property evaluated inside another) gets its
-  /// own recorder, and the outer one is restored afterwards.
-  static func track<R>(_ body: () throws -> R) rethrows -> (R, [any _PropertyAccess]) {
+  /// Recorders nest: an inner tracking gets its own recorder, and the outer one is restored.
+  @usableFromInline
+  static func track(_ body: () -> Void) -> [_AnySlot] {
     let thread = _ThreadState.current
     let previous = thread.recorder
-    let recorder = _AccessRecorder()
+    let recorder = thread.spareRecorder ?? _AccessRecorder()
+    thread.spareRecorder = nil
     thread.recorder = recorder
     _trackingThreads.add(1, ordering: .relaxed)
-    defer {
-      _trackingThreads.subtract(1, ordering: .relaxed)
-      thread.recorder = previous
-    }
-    let result = try body()
-    return (result, recorder.accesses)
+    body()
+    _trackingThreads.subtract(1, ordering: .relaxed)
+    thread.recorder = previous
+    let slots = recorder.slots
+    recorder.slots.removeAll(keepingCapacity: true)
+    thread.spareRecorder = recorder
+    return slots
+  }
+
+  /// Evaluates `body` with tracking and returns its value and what it read.
+  @inlinable
+  static func track<R>(_ body: () -> R) -> (R, [_AnySlot]) {
+    var result: R?
+    let slots = track { () -> Void in result = body() }
+    // `track` runs its body exactly once, which set `result`.
+    return (result!, slots)
   }
 }
 
-/// Records a read of an `@Observed` property if the current thread is tracking.
+/// Records a read of an `@Observed` property whose slot is `slot`, if this thread is tracking.
 @usableFromInline
 @inline(never)
-func _recordAccess<Root: ObservableModel, Value>(
-  _ object: Root,
-  _ wrapped: ReferenceWritableKeyPath<Root, Value>,
-  _ storage: ReferenceWritableKeyPath<Root, Observed<Value>>
-) {
-  guard let recorder = _ThreadState.existing?.recorder else { return }
-  recorder.record(_ObservedAccess(object: object, wrapped: wrapped, storage: storage))
+func _recordAccess(_ slot: UnsafeMutableRawPointer?) {
+  guard let slot, let recorder = _ThreadState.existing?.recorder else { return }
+  recorder.record(Unmanaged<_AnySlot>.fromOpaque(slot).takeUnretainedValue())
 }
 
-/// A recorded read of one `@Observed` property.
-final class _ObservedAccess<Root: ObservableModel, Value>: _PropertyAccess {
-  let root: Root
-  let wrapped: ReferenceWritableKeyPath<Root, Value>
-  let storage: ReferenceWritableKeyPath<Root, Observed<Value>>
+/// Creates the slot of a property of `object`, adopted by the object's state; `nil` if the
+/// object announced its deletion.
+@usableFromInline
+@inline(never)
+func _makeSlot<Root: ObservableModel, Value>(
+  _ object: Root, _: Value.Type
+) -> UnsafeMutableRawPointer? {
+  let state = object.observation.state()
+  guard !state.isDeleted else { return nil }
+  let slot = _PropertySlot<Value>(owner: object)
+  state.adopt(slot: slot)
+  return Unmanaged.passUnretained(slot).toOpaque()
+}
 
-  init(
-    object: Root, wrapped: ReferenceWritableKeyPath<Root, Value>,
-    storage: ReferenceWritableKeyPath<Root, Observed<Value>>
-  ) {
-    self.root = object
-    self.wrapped = wrapped
-    self.storage = storage
-  }
+/// The slot to create for a property that nobody observed until now, if something observes
+/// every property of the object; otherwise `nil`.
+@usableFromInline
+@inline(never)
+func _slotForUnobservedSet<Root: ObservableModel, Value>(
+  _ object: Root, _: Value.Type, state stateAddress: UInt
+) -> UnsafeMutableRawPointer? {
+  // The object owns its state (one retained reference) and is alive during its own setter.
+  let observed = Unmanaged<_ModelState>.fromOpaque(UnsafeRawPointer(bitPattern: stateAddress)!)
+    ._withUnsafeGuaranteedRef { $0._hasAnyRecords.load(ordering: .acquiring) }
+  return observed ? _makeSlot(object, Value.self) : nil
+}
 
-  var object: AnyObject { root }
-  var propertyKeyPath: AnyKeyPath { wrapped }
-
-  func isSame(as other: any _PropertyAccess) -> Bool {
-    other.object === root && other.propertyKeyPath == wrapped
-  }
-
-  /// The property's slot, created (and owned by the object's state) on first use.
-  func slot() -> _PropertySlot<Root, Value>? {
-    Observed<Value>._slot(of: root, wrapped: wrapped, storage: storage)
-  }
-
-  func attach(_ trigger: @escaping () -> Void) -> _EntryBase? {
-    guard let slot = slot() else { return nil }
-    let entry = _SlotEntry<Root, Value>(everySet: false) { _, _, _ in
-      trigger()
-      return true
+/// Notifies the observers of a property after an observed set.
+@usableFromInline
+@inline(never)
+func _didSet<Value>(
+  _ owner: AnyObject, slot rawSlot: UnsafeMutableRawPointer, state stateAddress: UInt,
+  old: Value, new: Value
+) {
+  // The object owns its slots and its state, and is alive during its own setter.
+  let slot = Unmanaged<_PropertySlot<Value>>.fromOpaque(rawSlot)
+  slot._withUnsafeGuaranteedRef { slot in
+    let unchanged = slot.isEqual?(old, new) ?? false
+    slot.notify(owner, unchanged: unchanged)
+    let state = Unmanaged<_ModelState>.fromOpaque(UnsafeRawPointer(bitPattern: stateAddress)!)
+    state._withUnsafeGuaranteedRef { state in
+      if state._hasAnyRecords.load(ordering: .acquiring) {
+        state.propertyDidChange(owner, slot)
+      }
     }
-    slot.append(entry)
-    return entry
   }
 }

@@ -1,0 +1,29 @@
+// swift-tools-version: 6.0
+import Foundation
+import PackageDescription
+
+// The benchmark lives in its own package so that the library itself stays dependency-free.
+// A path dependency's identity is its folder's name, which depends on where the repository was
+// cloned, so it is computed here.
+let parentIdentity = URL(fileURLWithPath: Context.packageDirectory)
+  .deletingLastPathComponent().lastPathComponent.lowercased()
+
+let package = Package(
+  name: "BindingBenchmarks",
+  platforms: [.macOS(.v15)],
+  dependencies: [
+    .package(path: ".."),
+    .package(url: "https://github.com/OpenCombine/OpenCombine.git", exact: "0.14.0"),
+  ],
+  targets: [
+    .executableTarget(
+      name: "BindingBenchmarks",
+      dependencies: [
+        .product(name: "Binding", package: parentIdentity),
+        .product(name: "CollectionController", package: parentIdentity),
+        .product(name: "OpenCombine", package: "OpenCombine"),
+      ]
+    )
+  ],
+  swiftLanguageModes: [.v6]
+)
