@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
 import Foundation
-#endif
 
 /// The ordered, sectioned content of a relation controller: class instances grouped into sections
 /// ordered by key, and ordered inside a section by a comparator with ties broken by a sequence
