@@ -52,9 +52,7 @@ struct Relation {
   /// Runs one transaction over `touched` and checks the change set against the replayer,
   /// `apply(to:)`, `collectionDifference()` and a from-scratch recomputation.
   @discardableResult
-  mutating func commit(
-    _ touched: [(Item, Bool)], sourceLocation: SourceLocation = #_sourceLocation
-  ) throws -> ChangeSet<Item>? {
+  mutating func commit(_ touched: [(Item, Bool)]) throws -> ChangeSet<Item>? {
     let old = index.sections
     let ids = memberIDs
     let changes = index.applyTransaction(touching: touched.map { ($0.0, $0.1) }) { item in
@@ -64,57 +62,84 @@ struct Relation {
     var expected = self.expected
     if index.permanentSectionKey != nil && expected.isEmpty { expected = [[]] }
     try Self.verify(
-      old: old, changes: changes, new: index.sections, expected: expected,
-      touched: touched, sourceLocation: sourceLocation)
+      old: old, changes: changes, new: index.sections, expected: expected, touched: touched)
     return changes
   }
 
+  struct VerificationFailure: Error, CustomStringConvertible {
+    var description: String
+  }
+
+  private static func check(_ condition: Bool, _ message: @autoclosure () -> String) throws {
+    if !condition { throw VerificationFailure(description: message()) }
+  }
+
+  /// Throws unless `changes` takes `old` to `expected` under batch-update rules (replayer,
+  /// `apply(to:)`, `collectionDifference()`), reports every changed element that stayed, is nil
+  /// only when nothing visible changed, and has no removable move.
   static func verify(
     old: [[Item]], changes: ChangeSet<Item>?, new: [[Item]], expected: [[Item]],
-    touched: [(Item, Bool)], sourceLocation: SourceLocation
+    touched: [(Item, Bool)], checkMinimality: Bool = true
   ) throws {
-    let oldIDs = old.map { $0.map(\.id) }
-    let newIDs = new.map { $0.map(\.id) }
-    let expectedIDs = expected.map { $0.map(\.id) }
-    #expect(newIDs == expectedIDs, "index content", sourceLocation: sourceLocation)
+    let oldIDs = old.map { $0.map(\.name) }
+    let newIDs = new.map { $0.map(\.name) }
+    let expectedIDs = expected.map { $0.map(\.name) }
+    try check(newIDs == expectedIDs, "index content \(newIDs) != expected \(expectedIDs)")
+    let before = Set(old.joined().map(\.id))
+    let after = Set(new.joined().map(\.id))
     guard let changes else {
-      #expect(oldIDs == expectedIDs, "nil but changed", sourceLocation: sourceLocation)
-      let before = Set(oldIDs.joined())
-      let after = Set(newIDs.joined())
+      try check(oldIDs == expectedIDs, "nil change set, but \(oldIDs) -> \(expectedIDs)")
       for (item, changed) in touched
       where changed && before.contains(item.id) && after.contains(item.id) {
-        Issue.record("nil change set hides the update of \(item)", sourceLocation: sourceLocation)
+        throw VerificationFailure(description: "nil change set hides the update of \(item)")
       }
       return
     }
-    #expect(!changes.isEmpty, "empty change set delivered", sourceLocation: sourceLocation)
+    try check(!changes.isEmpty, "empty change set delivered")
     let replayed = try BatchUpdateReplayer.replay(
       old: oldIDs, changes: changes, dataSource: expectedIDs)
-    #expect(replayed == expectedIDs, "replay of \(changes)", sourceLocation: sourceLocation)
+    try check(replayed == expectedIDs, "replay gives \(replayed), expected \(expectedIDs)")
     var applied = old
     changes.apply(to: &applied)
-    #expect(applied.map { $0.map(\.id) } == expectedIDs, "apply", sourceLocation: sourceLocation)
-    // Every changed element still present is reported as updated or moved-and-changed.
-    let changedIDs = Set(touched.filter(\.1).map(\.0.id))
-    let oldIDSet = Set(oldIDs.joined())
-    let newIDSet = Set(expectedIDs.joined())
+    try check(applied.map { $0.map(\.name) } == expectedIDs, "apply(to:) disagrees")
+
+    // Every changed element that stayed is reported as updated or as a changed move; elements
+    // entering or leaving are never updates.
     let reported = Set(changes.updatedElements.map(\.id))
       .union(zip(changes.movedRows, changes.movedElements).filter(\.0.changed).map(\.1.id))
-    let entering = Set(changes.insertedElements.map(\.id))
-      .union(changes.insertedSectionElements.joined().map(\.id))
-    let leaving = Set(changes.deletedElements.map(\.id))
-      .union(changes.deletedSectionElements.joined().map(\.id))
-    for id in changedIDs where oldIDSet.contains(id) && newIDSet.contains(id) {
-      if !reported.contains(id) && !entering.contains(id) && !leaving.contains(id) {
-        Issue.record("a changed element is not reported", sourceLocation: sourceLocation)
-      }
+    let enteredOrLeft = Set(
+      (changes.insertedElements + changes.deletedElements
+        + changes.insertedSectionElements.joined() + changes.deletedSectionElements.joined())
+        .map(\.id))
+    for (item, changed) in touched where changed && before.contains(item.id) {
+      let stayed = after.contains(item.id) && !enteredOrLeft.contains(item.id)
+      try check(reported.contains(item.id) == stayed, "update of \(item) reported: \(!stayed)")
     }
-    #expect(reported.isDisjoint(with: entering.union(leaving)), sourceLocation: sourceLocation)
+    let touchedIDs = Set(touched.map(\.0.id))
+    let mentioned =
+      changes.deletedElements + changes.insertedElements + changes.movedElements
+      + changes.updatedElements
+    try check(mentioned.allSatisfy { touchedIDs.contains($0.id) }, "untouched element mentioned")
+
     if old.count <= 1 && expected.count <= 1 {
-      let difference = try #require(changes.collectionDifference(), sourceLocation: sourceLocation)
-      let flatOld = old.first ?? []
-      let result = try #require(flatOld.applying(difference), sourceLocation: sourceLocation)
-      #expect(result.map(\.id) == (expected.first ?? []).map(\.id), sourceLocation: sourceLocation)
+      let difference = try #require(changes.collectionDifference())
+      let result = try #require((old.first ?? []).applying(difference))
+      try check(result.map(\.name) == (expected.first ?? []).map(\.name), "CollectionDifference")
+    }
+
+    // Minimality: no move inside one section can be left unmentioned.
+    guard checkMinimality else { return }
+    for (i, move) in changes.movedRows.enumerated() {
+      var fewer = changes
+      fewer.movedRows.remove(at: i)
+      fewer.movedElements.remove(at: i)
+      if move.changed {
+        fewer.updatedRows.append(move.from)
+        fewer.updatedElements.append(changes.movedElements[i])
+      }
+      let replay = try? BatchUpdateReplayer.replay(
+        old: oldIDs, changes: fewer, dataSource: expectedIDs)
+      try check(replay != expectedIDs, "move \(move) is not needed in \(changes)")
     }
   }
 }
