@@ -127,8 +127,8 @@ struct _ChangeSetBuilder<Element: AnyObject, SectionKey: Hashable & Comparable> 
     // section: an element can stay unmentioned only if both counts agree.
     var untouchedBeforeOld = [Int](repeating: -1, count: entries.count)
     var untouchedBeforeNew = [Int](repeating: -1, count: entries.count)
-    Self._countUntouchedBefore(entries, \.old, into: &untouchedBeforeOld)
-    Self._countUntouchedBefore(entries, \.new, into: &untouchedBeforeNew)
+    Self._countUntouchedBefore(entries, { $0.old }, into: &untouchedBeforeOld)
+    Self._countUntouchedBefore(entries, { $0.new }, into: &untouchedBeforeNew)
 
     var deleted: [(Position, Element)] = []
     var inserted: [(Position, Element)] = []
@@ -194,21 +194,21 @@ struct _ChangeSetBuilder<Element: AnyObject, SectionKey: Hashable & Comparable> 
     inserted.sort { $0.0 < $1.0 }
     moved.sort { $0.0.to < $1.0.to }
     updated.sort { $0.0 < $1.0 }
-    changes.deletedRows = deleted.map(\.0)
-    changes.deletedElements = deleted.map(\.1)
-    changes.insertedRows = inserted.map(\.0)
-    changes.insertedElements = inserted.map(\.1)
-    changes.movedRows = moved.map(\.0)
-    changes.movedElements = moved.map(\.1)
-    changes.updatedRows = updated.map(\.0)
-    changes.updatedElements = updated.map(\.1)
+    changes.deletedRows = deleted.map { $0.0 }
+    changes.deletedElements = deleted.map { $0.1 }
+    changes.insertedRows = inserted.map { $0.0 }
+    changes.insertedElements = inserted.map { $0.1 }
+    changes.movedRows = moved.map { $0.0 }
+    changes.movedElements = moved.map { $0.1 }
+    changes.updatedRows = updated.map { $0.0 }
+    changes.updatedElements = updated.map { $0.1 }
     changes.deletedSectionElements = changes.deletedSections.map { section in
       // Safe: a deleted section had touched elements.
-      deletedSectionRows[section]!.sorted { $0.0 < $1.0 }.map(\.1)
+      deletedSectionRows[section]!.sorted { $0.0 < $1.0 }.map { $0.1 }
     }
     changes.insertedSectionElements = changes.insertedSections.map { section in
       // Safe: an inserted section has touched elements.
-      insertedSectionRows[section]!.sorted { $0.0 < $1.0 }.map(\.1)
+      insertedSectionRows[section]!.sorted { $0.0 < $1.0 }.map { $0.1 }
     }
     return changes.isEmpty ? nil : changes
   }
@@ -227,16 +227,18 @@ extension _ChangeSetBuilder {
 
   /// For each entry with a position on one side, its row minus the number of touched entries
   /// before it in the same section: the number of untouched elements before it.
+  ///
+  /// (A closure rather than a key path: generic key paths are instantiated at run time.)
   static func _countUntouchedBefore(
-    _ entries: [_Entry], _ side: KeyPath<_Entry, Position?>, into result: inout [Int]
+    _ entries: [_Entry], _ side: (_Entry) -> Position?, into result: inout [Int]
   ) {
-    var order = entries.indices.filter { entries[$0][keyPath: side] != nil }
+    var order = entries.indices.filter { side(entries[$0]) != nil }
     // Safe: `order` holds only entries with a position on this side.
-    order.sort { entries[$0][keyPath: side]! < entries[$1][keyPath: side]! }
+    order.sort { side(entries[$0])! < side(entries[$1])! }
     var section = -1
     var touchedBefore = 0
     for i in order {
-      let position = entries[i][keyPath: side]!
+      let position = side(entries[i])!
       if position.section != section {
         section = position.section
         touchedBefore = 0
