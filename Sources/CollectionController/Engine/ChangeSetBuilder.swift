@@ -86,10 +86,9 @@ struct _ChangeSetBuilder<Element: AnyObject, SectionKey: Hashable & Comparable> 
     var entries: [_Entry] = []
     entries.reserveCapacity(_touches.count)
     for touch in _touches {
+      // An element neither present before nor after is not part of the change set.
+      guard let element = touch.element ?? index.element(for: touch.id) else { continue }
       let new = index.position(of: touch.id)
-      guard touch.old != nil || new != nil else { continue }
-      // Safe: an element is present before or after, so one of the two lookups found it.
-      let element = touch.element ?? index.element(for: touch.id)!
       entries.append(
         _Entry(
           element: element, oldKey: touch.oldKey, old: touch.old,
@@ -115,8 +114,8 @@ struct _ChangeSetBuilder<Element: AnyObject, SectionKey: Hashable & Comparable> 
     var insertedKeys: Set<SectionKey> = []
     for (key, touched) in newTouchCount
     where oldSectionOfKey[key] == nil && key != _permanentSectionKey {
-      // Safe: some touched element is in this section now, so the section exists.
-      let section = index.sectionIndex(for: key)!
+      // A touched element is in this section now, so the lookup always succeeds.
+      guard let section = index.sectionIndex(for: key) else { continue }
       if index.count(inSection: section) == touched {
         insertedKeys.insert(key)
         changes.insertedSections.insert(section)
@@ -133,57 +132,62 @@ struct _ChangeSetBuilder<Element: AnyObject, SectionKey: Hashable & Comparable> 
     var deleted: [(Position, Element)] = []
     var inserted: [(Position, Element)] = []
     var moved: [(ChangeSet<Element>.Move, Element)] = []
-    var candidates: [Int] = []
+    var updated: [(Position, Element)] = []
+    var candidates: [_Candidate] = []
     var deletedSectionRows: [Int: [(Int, Element)]] = [:]
     var insertedSectionRows: [Int: [(Int, Element)]] = [:]
     for (i, entry) in entries.enumerated() {
-      let oldLive = entry.old != nil && !deletedKeys.contains(entry.oldKey!)
-      let newLive = entry.new != nil && !insertedKeys.contains(entry.newKey!)
-      if let old = entry.old, !oldLive {
-        deletedSectionRows[old.section, default: []].append((old.row, entry.element))
-      }
-      if let new = entry.new, !newLive {
-        insertedSectionRows[new.section, default: []].append((new.row, entry.element))
-      }
-      switch (oldLive, newLive) {
-      case (false, false):
-        break
-      case (true, false):
-        // Safe: oldLive implies old != nil.
-        deleted.append((entry.old!, entry.element))
-      case (false, true):
-        // Safe: newLive implies new != nil.
-        inserted.append((entry.new!, entry.element))
-      case (true, true):
-        if entry.oldKey == entry.newKey && untouchedBeforeOld[i] == untouchedBeforeNew[i] {
-          candidates.append(i)
+      // Positions outside deleted and inserted sections ("live"); the others are covered by
+      // their section's change.
+      var liveOld: Position?
+      var liveNew: Position?
+      if let old = entry.old, let key = entry.oldKey {
+        if deletedKeys.contains(key) {
+          deletedSectionRows[old.section, default: []].append((old.row, entry.element))
         } else {
-          // Safe: both sides are live, so both positions exist.
-          let move = ChangeSet<Element>.Move(
-            from: entry.old!, to: entry.new!, changed: entry.changed)
+          liveOld = old
+        }
+      }
+      if let new = entry.new, let key = entry.newKey {
+        if insertedKeys.contains(key) {
+          insertedSectionRows[new.section, default: []].append((new.row, entry.element))
+        } else {
+          liveNew = new
+        }
+      }
+      switch (liveOld, liveNew) {
+      case (nil, nil):
+        break
+      case (let old?, nil):
+        deleted.append((old, entry.element))
+      case (nil, let new?):
+        inserted.append((new, entry.element))
+      case (let old?, let new?):
+        if entry.oldKey == entry.newKey && untouchedBeforeOld[i] == untouchedBeforeNew[i] {
+          candidates.append(_Candidate(entry: i, old: old, new: new))
+        } else {
+          let move = ChangeSet<Element>.Move(from: old, to: new, changed: entry.changed)
           moved.append((move, entry.element))
         }
       }
     }
 
     // Among candidates of one section, keep a longest run whose old and new orders agree.
-    var updated: [(Position, Element)] = []
-    // Safe (in the comparator and below): candidates have both positions.
-    candidates.sort { entries[$0].old! < entries[$1].old! }
+    candidates.sort { $0.old < $1.old }
     var start = 0
     while start < candidates.count {
-      let section = entries[candidates[start]].old!.section
+      let section = candidates[start].old.section
       var end = start
-      while end < candidates.count && entries[candidates[end]].old!.section == section { end += 1 }
-      let run = Array(candidates[start..<end])
-      let keep = Self._longestIncreasingSubsequence(run.map { entries[$0].new!.row })
-      for (offset, i) in run.enumerated() {
-        let entry = entries[i]
-        if keep[offset] {
-          if entry.changed { updated.append((entry.old!, entry.element)) }
+      while end < candidates.count && candidates[end].old.section == section { end += 1 }
+      let run = candidates[start..<end]
+      let keep = Self._longestIncreasingSubsequence(run.map { $0.new.row })
+      for (candidate, kept) in zip(run, keep) {
+        let entry = entries[candidate.entry]
+        if kept {
+          if entry.changed { updated.append((candidate.old, entry.element)) }
         } else {
           let move = ChangeSet<Element>.Move(
-            from: entry.old!, to: entry.new!, changed: entry.changed)
+            from: candidate.old, to: candidate.new, changed: entry.changed)
           moved.append((move, entry.element))
         }
       }
@@ -202,13 +206,12 @@ struct _ChangeSetBuilder<Element: AnyObject, SectionKey: Hashable & Comparable> 
     changes.movedElements = moved.map { $0.1 }
     changes.updatedRows = updated.map { $0.0 }
     changes.updatedElements = updated.map { $0.1 }
+    // Every element of a deleted or inserted section is touched, so these lists are complete.
     changes.deletedSectionElements = changes.deletedSections.map { section in
-      // Safe: a deleted section had touched elements.
-      deletedSectionRows[section]!.sorted { $0.0 < $1.0 }.map { $0.1 }
+      deletedSectionRows[section, default: []].sorted { $0.0 < $1.0 }.map { $0.1 }
     }
     changes.insertedSectionElements = changes.insertedSections.map { section in
-      // Safe: an inserted section has touched elements.
-      insertedSectionRows[section]!.sorted { $0.0 < $1.0 }.map { $0.1 }
+      insertedSectionRows[section, default: []].sorted { $0.0 < $1.0 }.map { $0.1 }
     }
     return changes.isEmpty ? nil : changes
   }
@@ -225,6 +228,14 @@ extension _ChangeSetBuilder {
     var changed: Bool
   }
 
+  /// A touched element present in the same surviving section before and after, with as many
+  /// untouched elements before it on both sides: it may stay unmentioned.
+  struct _Candidate {
+    var entry: Int
+    var old: Position
+    var new: Position
+  }
+
   /// For each entry with a position on one side, its row minus the number of touched entries
   /// before it in the same section: the number of untouched elements before it.
   ///
@@ -232,13 +243,13 @@ extension _ChangeSetBuilder {
   static func _countUntouchedBefore(
     _ entries: [_Entry], _ side: (_Entry) -> Position?, into result: inout [Int]
   ) {
-    var order = entries.indices.filter { side(entries[$0]) != nil }
-    // Safe: `order` holds only entries with a position on this side.
-    order.sort { side(entries[$0])! < side(entries[$1])! }
+    var order: [(entry: Int, position: Position)] = entries.indices.compactMap { i in
+      side(entries[i]).map { (i, $0) }
+    }
+    order.sort { $0.position < $1.position }
     var section = -1
     var touchedBefore = 0
-    for i in order {
-      let position = side(entries[i])!
+    for (i, position) in order {
       if position.section != section {
         section = position.section
         touchedBefore = 0
