@@ -27,6 +27,10 @@
 /// unmentioned would not put it at its new row, and among the touched elements that could stay
 /// unmentioned, a longest subset in consistent order does.
 ///
+/// For a whole-relation replacement, diff the memberships by identity and touch only the
+/// elements that entered or left (plus those whose keys changed): with 1% churn at n = 10^5 that
+/// is ~3 ms in release here, while touching all 10^5 elements (a changed sort, say) is ~225 ms.
+///
 /// - Complexity: `touch` is expected O(log n); `finish` is O(k log n + k log k) for *k* touched
 ///   elements in an index of *n*.
 struct _ChangeSetBuilder<Element: AnyObject, SectionKey: Hashable & Comparable> {

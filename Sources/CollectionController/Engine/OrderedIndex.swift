@@ -37,6 +37,20 @@ import Foundation
 /// - Complexity: With *n* elements and *s* sections, insertion, removal, locating an element and
 ///   reading by position take expected O(log n) time (plus O(log s) key comparisons to find a
 ///   section and O(s) when a section appears or disappears).
+///
+/// Measured (2026-11, Swift 6.3.1 release, 2-core Linux VM; a throwaway executable compiling
+/// these sources, elements are small final classes with a random `Int` key compared by a closure;
+/// 200,000 operations per figure; memory is the `mallinfo2()` delta `uordblks + hblkhd` over
+/// building the index, without `reserveCapacity`):
+///
+/// | n    | remove + reinsert | position(of:) | one-move transaction + change set | bytes/elt |
+/// |------|-------------------|---------------|-----------------------------------|-----------|
+/// | 10^4 | 0.6 µs            | 0.11 µs       | 2.1 µs                            | 60        |
+/// | 10^5 | 1.3–1.6 µs        | 0.25–0.4 µs   | 3.1–3.6 µs                        | 52        |
+/// | 10^6 | 4.7–5.0 µs        | 1.3–1.6 µs    | 6.8–7.3 µs                        | 42        |
+///
+/// At 10^6 the cost is cache misses: about 25 tree levels of nodes plus the element read by each
+/// comparison. (Bytes per element swing with array growth: 39–43 after `reserveCapacity(n)`.)
 struct _OrderedIndex<Element: AnyObject, SectionKey: Hashable & Comparable> {
   /// Compares two elements by their live sort keys; `.orderedSame` falls back to sequence numbers.
   typealias Comparator = (Element, Element) -> ComparisonResult
