@@ -10,7 +10,18 @@ let package = Package(
   ],
   targets: [
     .target(name: "Binding"),
-    .target(name: "CollectionController", dependencies: ["Binding"]),
+    // COLLECTION_CONTROLLER_INTERNAL_CHECKS compiles the engine's `_checkInvariants()` methods
+    // (O(n) structural checks of the ordered index); without it they are empty `@inline(__always)`
+    // functions. It is on in debug builds, so tests check invariants; release builds never pay.
+    // To check a release build too:
+    //   swift test -c release -Xswiftc -DCOLLECTION_CONTROLLER_INTERNAL_CHECKS
+    .target(
+      name: "CollectionController",
+      dependencies: ["Binding"],
+      swiftSettings: [
+        .define("COLLECTION_CONTROLLER_INTERNAL_CHECKS", .when(configuration: .debug))
+      ]
+    ),
     .testTarget(name: "BindingTests", dependencies: ["Binding"]),
     .testTarget(name: "CollectionControllerTests", dependencies: ["CollectionController"]),
   ],

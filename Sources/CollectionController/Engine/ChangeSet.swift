@@ -1,0 +1,228 @@
+import Foundation
+
+/// The changes of one transaction on sectioned content, in the shape UITableView's
+/// `performBatchUpdates` takes.
+///
+/// Applied to the previous content with batch-update rules, a change set gives the current
+/// content:
+/// - `deletedSections`, `deletedRows`, `updatedRows` and the `from` side of `movedRows` name
+///   positions in the **old** content; `insertedSections`, `insertedRows` and the `to` side of
+///   `movedRows` name positions in the **new** content;
+/// - no old position appears twice among deletions, move sources and updates, and no new position
+///   twice among insertions and move destinations;
+/// - no row change names a section that is inserted or deleted (the section change covers its
+///   rows), and sections never move (they are ordered by key);
+/// - rows not mentioned (and updated rows) keep their old relative order and fill, per section,
+///   the new positions left free by insertions and move destinations.
+///
+/// Each list of positions is sorted ascending (moves by destination), and each element list runs
+/// parallel to its position list: `insertedElements[i]` is the element at `insertedRows[i]`.
+///
+/// With UIKit (not compiled here):
+///
+/// ```swift
+/// tableView.performBatchUpdates {
+///   tableView.deleteSections(changes.deletedSections, with: .automatic)
+///   tableView.insertSections(changes.insertedSections, with: .automatic)
+///   tableView.deleteRows(at: changes.deletedRows.map(IndexPath.init), with: .automatic)
+///   tableView.insertRows(at: changes.insertedRows.map(IndexPath.init), with: .automatic)
+///   for move in changes.movedRows {
+///     tableView.moveRow(at: IndexPath(move.from), to: IndexPath(move.to))
+///   }
+///   tableView.reloadRows(at: changes.updatedRows.map(IndexPath.init), with: .automatic)
+/// }
+/// // then reconfigure the cells of moves whose `changed` is true, at their new positions.
+/// ```
+struct ChangeSet<Element> {
+  /// A row that moved from an old position to a new one.
+  struct Move: Hashable, Sendable, CustomStringConvertible {
+    /// The old position.
+    var from: Position
+    /// The new position.
+    var to: Position
+    /// Whether an observed attribute of the element changed as well (reconfigure the cell).
+    var changed: Bool
+
+    var description: String { "\(from)->\(to)\(changed ? "*" : "")" }
+  }
+
+  /// Old indexes of the sections that disappeared.
+  var deletedSections = IndexSet()
+  /// New indexes of the sections that appeared.
+  var insertedSections = IndexSet()
+  /// Old positions of the rows that left (outside deleted sections).
+  var deletedRows: [Position] = []
+  /// New positions of the rows that arrived (outside inserted sections).
+  var insertedRows: [Position] = []
+  /// Rows that changed place, old to new.
+  var movedRows: [Move] = []
+  /// Old positions of rows that stayed in place (in the batch-update sense) but changed.
+  var updatedRows: [Position] = []
+
+  /// The elements of each deleted section in old order, parallel to `deletedSections`.
+  var deletedSectionElements: [[Element]] = []
+  /// The elements of each inserted section in new order, parallel to `insertedSections`.
+  var insertedSectionElements: [[Element]] = []
+  /// Parallel to `deletedRows`.
+  var deletedElements: [Element] = []
+  /// Parallel to `insertedRows`.
+  var insertedElements: [Element] = []
+  /// Parallel to `movedRows`.
+  var movedElements: [Element] = []
+  /// Parallel to `updatedRows`.
+  var updatedElements: [Element] = []
+
+  /// Whether the change set changes nothing (the builder never returns such a change set).
+  var isEmpty: Bool {
+    deletedSections.isEmpty && insertedSections.isEmpty && deletedRows.isEmpty
+      && insertedRows.isEmpty && movedRows.isEmpty && updatedRows.isEmpty
+  }
+}
+
+extension ChangeSet: Sendable where Element: Sendable {}
+
+extension ChangeSet: CustomStringConvertible {
+  var description: String {
+    var parts: [String] = []
+    func add(_ label: String, _ items: [some CustomStringConvertible]) {
+      guard !items.isEmpty else { return }
+      parts.append("\(label): \(items.map(\.description).joined(separator: " "))")
+    }
+    add("-sections", Array(deletedSections))
+    add("+sections", Array(insertedSections))
+    add("-rows", deletedRows)
+    add("+rows", insertedRows)
+    add("moves", movedRows)
+    add("updates", updatedRows)
+    return "ChangeSet(\(parts.joined(separator: "; ")))"
+  }
+}
+
+// MARK: - Replaying onto arrays
+
+extension ChangeSet {
+  /// Applies the changes to `sections`, an array of sections holding the previous content.
+  ///
+  /// Inserted rows and sections take `transform` of their element; moved rows keep their old
+  /// value unless `changed` (then they take `transform` of the element), and updated rows take
+  /// `transform` of the element.
+  ///
+  /// - Precondition: `sections` has the shape of the content the change set was computed from.
+  /// - Complexity: O(m + r log r), where *m* is the number of elements in `sections` and *r* the
+  ///   number of row changes.
+  func apply<T>(to sections: inout [[T]], transform: (Element) -> T) {
+    var removed: [[Bool]] = sections.map { Array(repeating: false, count: $0.count) }
+    var replaced: [Position: T] = [:]
+    func markRemoved(_ position: Position) {
+      precondition(
+        position.section < removed.count && position.row < removed[position.section].count,
+        "change set does not fit the sections: \(position) out of range")
+      removed[position.section][position.row] = true
+    }
+    for position in deletedRows { markRemoved(position) }
+    var incoming: [(position: Position, value: T)] = []
+    incoming.reserveCapacity(insertedRows.count + movedRows.count)
+    for (move, element) in zip(movedRows, movedElements) {
+      markRemoved(move.from)
+      let value = move.changed ? transform(element) : sections[move.from.section][move.from.row]
+      incoming.append((move.to, value))
+    }
+    for (position, element) in zip(updatedRows, updatedElements) {
+      replaced[position] = transform(element)
+    }
+    for (position, element) in zip(insertedRows, insertedElements) {
+      incoming.append((position, transform(element)))
+    }
+    incoming.sort { $0.position < $1.position }
+
+    let newCount = sections.count - deletedSections.count + insertedSections.count
+    var result: [[T]] = []
+    result.reserveCapacity(newCount)
+    var oldSection = 0
+    var insertedOrdinal = 0
+    var nextIncoming = 0
+    for newSection in 0..<newCount {
+      if insertedSections.contains(newSection) {
+        result.append(insertedSectionElements[insertedOrdinal].map(transform))
+        insertedOrdinal += 1
+        continue
+      }
+      while deletedSections.contains(oldSection) { oldSection += 1 }
+      precondition(oldSection < sections.count, "change set does not fit the sections")
+      var kept: [T] = []
+      for (row, value) in sections[oldSection].enumerated() where !removed[oldSection][row] {
+        kept.append(replaced[Position(section: oldSection, row: row)] ?? value)
+      }
+      var rows: [T] = []
+      var keptIndex = 0
+      while true {
+        if nextIncoming < incoming.count && incoming[nextIncoming].position.section == newSection
+          && incoming[nextIncoming].position.row == rows.count
+        {
+          rows.append(incoming[nextIncoming].value)
+          nextIncoming += 1
+        } else if keptIndex < kept.count {
+          rows.append(kept[keptIndex])
+          keptIndex += 1
+        } else {
+          break
+        }
+      }
+      precondition(
+        nextIncoming == incoming.count || incoming[nextIncoming].position.section != newSection,
+        "change set does not fit the sections: a row lands beyond the end of section \(newSection)")
+      result.append(rows)
+      oldSection += 1
+    }
+    sections = result
+  }
+
+  /// Applies the changes to `sections`, an array of sections holding the previous elements.
+  ///
+  /// - Complexity: O(m + r log r), where *m* is the number of elements in `sections` and *r* the
+  ///   number of row changes.
+  func apply(to sections: inout [[Element]]) {
+    apply(to: &sections) { $0 }
+  }
+
+  /// The changes of a single-section content as a standard `CollectionDifference`.
+  ///
+  /// Removals are deletions and move sources (old offsets), insertions are insertions and move
+  /// destinations (new offsets), with moves associated. A deleted section 0 removes all its
+  /// elements and an inserted section 0 inserts all of them. Updates have no counterpart in
+  /// `CollectionDifference` and are left out (read `updatedRows`).
+  ///
+  /// - Returns: `nil` if the change set names any section other than 0.
+  /// - Complexity: O(r), where *r* is the number of changed rows.
+  func collectionDifference() -> CollectionDifference<Element>? {
+    let sectionsOK = deletedSections.allSatisfy { $0 == 0 }
+      && insertedSections.allSatisfy { $0 == 0 }
+    let rowsOK = deletedRows.allSatisfy { $0.section == 0 }
+      && insertedRows.allSatisfy { $0.section == 0 }
+      && movedRows.allSatisfy { $0.from.section == 0 && $0.to.section == 0 }
+    guard sectionsOK && rowsOK else { return nil }
+    typealias Change = CollectionDifference<Element>.Change
+    var changes: [Change] = []
+    for elements in deletedSectionElements {
+      for (offset, element) in elements.enumerated() {
+        changes.append(.remove(offset: offset, element: element, associatedWith: nil))
+      }
+    }
+    for elements in insertedSectionElements {
+      for (offset, element) in elements.enumerated() {
+        changes.append(.insert(offset: offset, element: element, associatedWith: nil))
+      }
+    }
+    for (position, element) in zip(deletedRows, deletedElements) {
+      changes.append(.remove(offset: position.row, element: element, associatedWith: nil))
+    }
+    for (position, element) in zip(insertedRows, insertedElements) {
+      changes.append(.insert(offset: position.row, element: element, associatedWith: nil))
+    }
+    for (move, element) in zip(movedRows, movedElements) {
+      changes.append(.remove(offset: move.from.row, element: element, associatedWith: move.to.row))
+      changes.append(.insert(offset: move.to.row, element: element, associatedWith: move.from.row))
+    }
+    return CollectionDifference(changes)
+  }
+}

@@ -1,0 +1,328 @@
+/// Computes the change set of one transaction on an `_OrderedIndex`.
+///
+/// A transaction runs in three steps:
+///
+/// ```swift
+/// var builder = _ChangeSetBuilder(before: index)
+/// for (element, changed) in dirty {                 // 1. touch, on the unmodified index
+///   builder.touch(ObjectIdentifier(element), changedAttributes: changed, in: index)
+/// }
+/// for (element, _) in dirty {                       // 2. remove every touched element,
+///   index.remove(ObjectIdentifier(element))
+/// }
+/// for (element, _) in dirty where isMember(element) {   // then insert those that belong
+///   index.insert(element, sectionKey: key(element), sequence: sequence(element))
+/// }
+/// let changes = builder.finish(after: index)        // 3. nil when nothing visible changed
+/// ```
+///
+/// Touch every element whose membership, section or sort keys may have changed, every element
+/// that entered or left, and every element whose observed attributes changed. Elements not
+/// touched must keep their section and their order relative to each other (the index's stable
+/// order guarantees that when their keys did not change). `_OrderedIndex.applyTransaction` does
+/// all three steps.
+///
+/// The result follows UIKit's batch-update rules (see `ChangeSet`) and is minimal in moves: a
+/// touched element that stays in its section is reported as a move only when leaving it
+/// unmentioned would not put it at its new row, and among the touched elements that could stay
+/// unmentioned, a longest subset in consistent order does.
+///
+/// For a whole-relation replacement, diff the memberships by identity and touch only the
+/// elements that entered or left (plus those whose keys changed): with 1% churn at n = 10^5 that
+/// is ~3 ms in release here, while touching all 10^5 elements (a changed sort, say) is ~225 ms.
+///
+/// - Complexity: `touch` is expected O(log n); `finish` is O(k log n + k log k) for *k* touched
+///   elements in an index of *n*.
+struct _ChangeSetBuilder<Element: AnyObject, SectionKey: Hashable & Comparable> {
+  /// What a touched element was before the transaction.
+  struct _Touch {
+    var id: ObjectIdentifier
+    var element: Element?
+    var oldKey: SectionKey?
+    var old: Position?
+    var changed: Bool
+  }
+
+  private var _touches: [_Touch] = []
+  private var _slots: [ObjectIdentifier: Int] = [:]
+  private let _version: UInt64
+  private let _permanentSectionKey: SectionKey?
+
+  /// Begins a transaction on `index` in its state before the transaction.
+  init(before index: _OrderedIndex<Element, SectionKey>) {
+    _version = index._version
+    _permanentSectionKey = index.permanentSectionKey
+  }
+
+  /// The number of distinct touched elements.
+  var touchedCount: Int { _touches.count }
+
+  /// Records the old place of the element with identity `id` (if it is in the index).
+  ///
+  /// Touching an element twice merges the touches (`changedAttributes` accumulates).
+  ///
+  /// - Precondition: `index` is the index the builder began with, not yet modified.
+  /// - Complexity: Expected O(log n).
+  mutating func touch(
+    _ id: ObjectIdentifier, changedAttributes: Bool,
+    in index: _OrderedIndex<Element, SectionKey>
+  ) {
+    precondition(index._version == _version, "touch every element before modifying the index")
+    if let slot = _slots[id] {
+      _touches[slot].changed = _touches[slot].changed || changedAttributes
+      return
+    }
+    _slots[id] = _touches.count
+    let old = index.position(of: id)
+    _touches.append(
+      _Touch(
+        id: id, element: index.element(for: id),
+        oldKey: old.map { index.sectionKey(at: $0.section) }, old: old,
+        changed: changedAttributes))
+  }
+
+  /// Finishes the transaction on the modified `index`.
+  ///
+  /// - Returns: The change set, or `nil` if nothing visible changed.
+  /// - Complexity: O(k log n + k log k) for *k* touched elements.
+  func finish(after index: _OrderedIndex<Element, SectionKey>) -> ChangeSet<Element>? {
+    // Where each touched element is now.
+    var entries: [_Entry] = []
+    entries.reserveCapacity(_touches.count)
+    for touch in _touches {
+      // An element neither present before nor after is not part of the change set.
+      guard let element = touch.element ?? index.element(for: touch.id) else { continue }
+      let new = index.position(of: touch.id)
+      entries.append(
+        _Entry(
+          element: element, oldKey: touch.oldKey, old: touch.old,
+          newKey: new.map { index.sectionKey(at: $0.section) }, new: new,
+          changed: touch.changed))
+    }
+
+    // Sections: an old section disappeared if the index no longer has its key. A new section
+    // appeared if none of its elements was there before: all of its elements are touched, and
+    // no touched element came from a section with its key.
+    var oldSectionOfKey: [SectionKey: Int] = [:]
+    var newTouchCount: [SectionKey: Int] = [:]
+    for entry in entries {
+      if let key = entry.oldKey, let old = entry.old { oldSectionOfKey[key] = old.section }
+      if let key = entry.newKey { newTouchCount[key, default: 0] += 1 }
+    }
+    var deletedKeys: Set<SectionKey> = []
+    var changes = ChangeSet<Element>()
+    for (key, section) in oldSectionOfKey where index.sectionIndex(for: key) == nil {
+      deletedKeys.insert(key)
+      changes.deletedSections.insert(section)
+    }
+    var insertedKeys: Set<SectionKey> = []
+    for (key, touched) in newTouchCount
+    where oldSectionOfKey[key] == nil && key != _permanentSectionKey {
+      // A touched element is in this section now, so the lookup always succeeds.
+      guard let section = index.sectionIndex(for: key) else { continue }
+      if index.count(inSection: section) == touched {
+        insertedKeys.insert(key)
+        changes.insertedSections.insert(section)
+      }
+    }
+
+    // For each touched element, the number of untouched elements before it in its old and new
+    // section: an element can stay unmentioned only if both counts agree.
+    var untouchedBeforeOld = [Int](repeating: -1, count: entries.count)
+    var untouchedBeforeNew = [Int](repeating: -1, count: entries.count)
+    Self._countUntouchedBefore(entries, { $0.old }, into: &untouchedBeforeOld)
+    Self._countUntouchedBefore(entries, { $0.new }, into: &untouchedBeforeNew)
+
+    var deleted: [(Position, Element)] = []
+    var inserted: [(Position, Element)] = []
+    var moved: [(ChangeSet<Element>.Move, Element)] = []
+    var updated: [(Position, Element)] = []
+    var candidates: [_Candidate] = []
+    var deletedSectionRows: [Int: [(Int, Element)]] = [:]
+    var insertedSectionRows: [Int: [(Int, Element)]] = [:]
+    for (i, entry) in entries.enumerated() {
+      // Positions outside deleted and inserted sections ("live"); the others are covered by
+      // their section's change.
+      var liveOld: Position?
+      var liveNew: Position?
+      if let old = entry.old, let key = entry.oldKey {
+        if deletedKeys.contains(key) {
+          deletedSectionRows[old.section, default: []].append((old.row, entry.element))
+        } else {
+          liveOld = old
+        }
+      }
+      if let new = entry.new, let key = entry.newKey {
+        if insertedKeys.contains(key) {
+          insertedSectionRows[new.section, default: []].append((new.row, entry.element))
+        } else {
+          liveNew = new
+        }
+      }
+      switch (liveOld, liveNew) {
+      case (nil, nil):
+        break
+      case (let old?, nil):
+        deleted.append((old, entry.element))
+      case (nil, let new?):
+        inserted.append((new, entry.element))
+      case (let old?, let new?):
+        if entry.oldKey == entry.newKey && untouchedBeforeOld[i] == untouchedBeforeNew[i] {
+          candidates.append(_Candidate(entry: i, old: old, new: new))
+        } else {
+          let move = ChangeSet<Element>.Move(from: old, to: new, changed: entry.changed)
+          moved.append((move, entry.element))
+        }
+      }
+    }
+
+    // Among candidates of one section, keep a longest run whose old and new orders agree.
+    candidates.sort { $0.old < $1.old }
+    var start = 0
+    while start < candidates.count {
+      let section = candidates[start].old.section
+      var end = start
+      while end < candidates.count && candidates[end].old.section == section { end += 1 }
+      let run = candidates[start..<end]
+      let keep = Self._longestIncreasingSubsequence(run.map { $0.new.row })
+      for (candidate, kept) in zip(run, keep) {
+        let entry = entries[candidate.entry]
+        if kept {
+          if entry.changed { updated.append((candidate.old, entry.element)) }
+        } else {
+          let move = ChangeSet<Element>.Move(
+            from: candidate.old, to: candidate.new, changed: entry.changed)
+          moved.append((move, entry.element))
+        }
+      }
+      start = end
+    }
+
+    deleted.sort { $0.0 < $1.0 }
+    inserted.sort { $0.0 < $1.0 }
+    moved.sort { $0.0.to < $1.0.to }
+    updated.sort { $0.0 < $1.0 }
+    changes.deletedRows = deleted.map { $0.0 }
+    changes.deletedElements = deleted.map { $0.1 }
+    changes.insertedRows = inserted.map { $0.0 }
+    changes.insertedElements = inserted.map { $0.1 }
+    changes.movedRows = moved.map { $0.0 }
+    changes.movedElements = moved.map { $0.1 }
+    changes.updatedRows = updated.map { $0.0 }
+    changes.updatedElements = updated.map { $0.1 }
+    // Every element of a deleted or inserted section is touched, so these lists are complete.
+    changes.deletedSectionElements = changes.deletedSections.map { section in
+      deletedSectionRows[section, default: []].sorted { $0.0 < $1.0 }.map { $0.1 }
+    }
+    changes.insertedSectionElements = changes.insertedSections.map { section in
+      insertedSectionRows[section, default: []].sorted { $0.0 < $1.0 }.map { $0.1 }
+    }
+    return changes.isEmpty ? nil : changes
+  }
+}
+
+extension _ChangeSetBuilder {
+  /// A touched element present before or after the transaction.
+  struct _Entry {
+    var element: Element
+    var oldKey: SectionKey?
+    var old: Position?
+    var newKey: SectionKey?
+    var new: Position?
+    var changed: Bool
+  }
+
+  /// A touched element present in the same surviving section before and after, with as many
+  /// untouched elements before it on both sides: it may stay unmentioned.
+  struct _Candidate {
+    var entry: Int
+    var old: Position
+    var new: Position
+  }
+
+  /// For each entry with a position on one side, its row minus the number of touched entries
+  /// before it in the same section: the number of untouched elements before it.
+  ///
+  /// (A closure rather than a key path: generic key paths are instantiated at run time.)
+  static func _countUntouchedBefore(
+    _ entries: [_Entry], _ side: (_Entry) -> Position?, into result: inout [Int]
+  ) {
+    var order: [(entry: Int, position: Position)] = entries.indices.compactMap { i in
+      side(entries[i]).map { (i, $0) }
+    }
+    order.sort { $0.position < $1.position }
+    var section = -1
+    var touchedBefore = 0
+    for (i, position) in order {
+      if position.section != section {
+        section = position.section
+        touchedBefore = 0
+      }
+      result[i] = position.row - touchedBefore
+      touchedBefore += 1
+    }
+  }
+
+  /// Marks a longest strictly increasing subsequence of `values`.
+  ///
+  /// - Complexity: O(m log m) for *m* values.
+  static func _longestIncreasingSubsequence(_ values: [Int]) -> [Bool] {
+    var tails: [Int] = []  // indices into values: tails[l] ends the best run of length l + 1
+    var previous = [Int](repeating: -1, count: values.count)
+    for (i, value) in values.enumerated() {
+      var low = 0
+      var high = tails.count
+      while low < high {
+        let middle = (low + high) / 2
+        if values[tails[middle]] < value {
+          low = middle + 1
+        } else {
+          high = middle
+        }
+      }
+      if low > 0 { previous[i] = tails[low - 1] }
+      if low == tails.count {
+        tails.append(i)
+      } else {
+        tails[low] = i
+      }
+    }
+    var keep = [Bool](repeating: false, count: values.count)
+    var i = tails.last ?? -1
+    while i >= 0 {
+      keep[i] = true
+      i = previous[i]
+    }
+    return keep
+  }
+}
+
+extension _OrderedIndex {
+  /// Runs one transaction: touches `touched`, removes them all, inserts again those that
+  /// `placement` places, and returns the change set (`nil` if nothing visible changed).
+  ///
+  /// - Parameters:
+  ///   - touched: The elements whose membership, keys or observed attributes may have changed,
+  ///     with whether observed attributes changed. Elements not in the index may be listed.
+  ///   - placement: The section key and sequence number of an element that belongs in the index
+  ///     after the transaction, or `nil` for one that does not (left the relation or the filter).
+  /// - Complexity: O(k log n + k log k) for *k* touched elements.
+  mutating func applyTransaction(
+    touching touched: [(element: Element, changedAttributes: Bool)],
+    placement: (Element) -> (sectionKey: SectionKey, sequence: UInt64)?
+  ) -> ChangeSet<Element>? {
+    var builder = _ChangeSetBuilder(before: self)
+    for (element, changed) in touched {
+      builder.touch(ObjectIdentifier(element), changedAttributes: changed, in: self)
+    }
+    for (element, _) in touched {
+      remove(ObjectIdentifier(element))
+    }
+    for (element, _) in touched where !contains(ObjectIdentifier(element)) {
+      if let place = placement(element) {
+        insert(element, sectionKey: place.sectionKey, sequence: place.sequence)
+      }
+    }
+    return builder.finish(after: self)
+  }
+}

@@ -1,0 +1,508 @@
+import Foundation
+
+/// The ordered, sectioned content of a relation controller: class instances grouped into sections
+/// ordered by key, and ordered inside a section by a comparator with ties broken by a sequence
+/// number.
+///
+/// Elements are identified by `ObjectIdentifier`, never by `==`. Each section is a treap (a binary
+/// search tree balanced by heap-ordered priorities) with subtree sizes, so a row is an order
+/// statistic. All treaps share one contiguous pool of 32-byte struct nodes that hold the element,
+/// its sequence number, `Int32` links (left, right, parent) and the subtree size. The priority of a
+/// node is a fixed hash of its slot number, so the structure is deterministic and stores no
+/// priority. Freed slots are reused through a free list. An open-addressing table of `Int32` slot
+/// numbers maps an identity to its node, so finding, removing and locating an element by identity
+/// needs no comparison.
+///
+/// The comparator reads live element properties, so an element whose sort or section key changed
+/// must be removed **before** any other element is inserted, then inserted again:
+///
+/// ```swift
+/// var index = _OrderedIndex<Album, Int>(comparator: { a, b in
+///   a.year < b.year ? .orderedAscending : a.year > b.year ? .orderedDescending : .orderedSame
+/// })
+/// index.insert(album, sectionKey: album.decade, sequence: 0)
+/// album.year = 1999                       // the key changed while the album sits in the index
+/// index.remove(ObjectIdentifier(album))   // by identity: no comparison
+/// index.insert(album, sectionKey: album.decade, sequence: 0)
+/// ```
+///
+/// Sections exist while they hold at least one element, except the optional permanent section
+/// (`permanentSectionKey`), which exists always, even when empty. A controller without sectioning
+/// passes a constant key as the permanent section key and gets exactly one section at all times;
+/// the change-set builder then never reports that section as inserted or deleted.
+///
+/// Memory: 32 bytes per node plus 4 bytes per identity-table bucket (load factor at most 3/4),
+/// about 37–43 bytes per element, plus whatever the arrays hold in reserve after growth.
+///
+/// - Complexity: With *n* elements and *s* sections, insertion, removal, locating an element and
+///   reading by position take expected O(log n) time (plus O(log s) key comparisons to find a
+///   section and O(s) when a section appears or disappears).
+///
+/// Measured (2026-11, Swift 6.3.1 release, 2-core Linux VM; a throwaway executable compiling
+/// these sources, elements are small final classes with a random `Int` key compared by a closure;
+/// 200,000 operations per figure; memory is the `mallinfo2()` delta `uordblks + hblkhd` over
+/// building the index, without `reserveCapacity`):
+///
+/// | n    | remove + reinsert | position(of:) | one-move transaction + change set | bytes/elt |
+/// |------|-------------------|---------------|-----------------------------------|-----------|
+/// | 10^4 | 0.6 µs            | 0.11 µs       | 2.1 µs                            | 60        |
+/// | 10^5 | 1.3–1.6 µs        | 0.25–0.4 µs   | 3.1–3.6 µs                        | 52        |
+/// | 10^6 | 4.7–5.0 µs        | 1.3–1.6 µs    | 6.8–7.3 µs                        | 42        |
+///
+/// At 10^6 the cost is cache misses: about 25 tree levels of nodes plus the element read by each
+/// comparison. (Bytes per element swing with array growth: 39–43 after `reserveCapacity(n)`.)
+struct _OrderedIndex<Element: AnyObject, SectionKey: Hashable & Comparable> {
+  /// Compares two elements by their live sort keys; `.orderedSame` falls back to sequence numbers.
+  typealias Comparator = (Element, Element) -> ComparisonResult
+
+  /// One tree node, or one free slot (then `element` is `nil` and `left` links the free list).
+  struct _Node {
+    var element: Element?
+    var sequence: UInt64
+    var left: Int32
+    var right: Int32
+    /// The parent slot, or for a root `~sectionIndex` (always negative).
+    var parent: Int32
+    var size: Int32
+  }
+
+  /// A section: its key and the root slot of its tree (`-1` when empty).
+  struct _Section {
+    var key: SectionKey
+    var root: Int32
+  }
+
+  let _comparator: Comparator
+  /// The key of the section that exists even when it holds no element, if any.
+  let permanentSectionKey: SectionKey?
+  var _nodes: ContiguousArray<_Node> = []
+  var _freeHead: Int32 = -1
+  var _sections: ContiguousArray<_Section> = []
+  /// Identity table: slot numbers, `-1` for an empty bucket; the count is 0 or a power of two.
+  var _buckets: ContiguousArray<Int32> = []
+  var _bucketShift: UInt64 = 64
+  /// The number of elements.
+  private(set) var count = 0
+  /// Incremented by every mutation; lets a change-set builder check that it saw the old content.
+  private(set) var _version: UInt64 = 0
+
+  /// Creates an empty index.
+  ///
+  /// - Parameters:
+  ///   - permanentSectionKey: The key of a section that exists even when empty (pass the constant
+  ///     key of an unsectioned controller), or `nil` for sections that come and go with elements.
+  ///   - comparator: Orders two elements of one section by their live sort keys.
+  init(permanentSectionKey: SectionKey? = nil, comparator: @escaping Comparator) {
+    self._comparator = comparator
+    self.permanentSectionKey = permanentSectionKey
+    if let key = permanentSectionKey {
+      _sections.append(_Section(key: key, root: -1))
+    }
+  }
+
+  /// Reserves room for `capacity` elements so that growth does not reallocate.
+  mutating func reserveCapacity(_ capacity: Int) {
+    _nodes.reserveCapacity(capacity)
+    if capacity * 4 > _buckets.count * 3 {
+      _rehash(minimumCapacity: capacity)
+    }
+  }
+
+  var isEmpty: Bool { count == 0 }
+}
+
+// MARK: - Queries
+
+extension _OrderedIndex {
+  /// The number of sections, in key order.
+  ///
+  /// - Complexity: O(1).
+  var sectionCount: Int { _sections.count }
+
+  /// The key of the section at `section`.
+  ///
+  /// - Complexity: O(1).
+  func sectionKey(at section: Int) -> SectionKey {
+    _sections[section].key
+  }
+
+  /// The keys of all sections, in order.
+  ///
+  /// - Complexity: O(s), where *s* is the number of sections.
+  var sectionKeys: [SectionKey] { _sections.map(\.key) }
+
+  /// The index of the section with `key`, or `nil` if no such section exists.
+  ///
+  /// - Complexity: O(log s) key comparisons, where *s* is the number of sections.
+  func sectionIndex(for key: SectionKey) -> Int? {
+    let i = _sectionLowerBound(key)
+    return i < _sections.count && _sections[i].key == key ? i : nil
+  }
+
+  /// The number of elements in the section at `section`.
+  ///
+  /// - Complexity: O(1).
+  func count(inSection section: Int) -> Int {
+    Int(_size(_sections[section].root))
+  }
+
+  /// Whether the element with identity `id` is in the index.
+  ///
+  /// - Complexity: Expected O(1).
+  func contains(_ id: ObjectIdentifier) -> Bool {
+    _find(id) >= 0
+  }
+
+  /// The element with identity `id`, or `nil`.
+  ///
+  /// - Complexity: Expected O(1).
+  func element(for id: ObjectIdentifier) -> Element? {
+    let slot = _find(id)
+    return slot < 0 ? nil : _nodes[Int(slot)].element
+  }
+
+  /// The sequence number the element with identity `id` was inserted with, or `nil`.
+  ///
+  /// - Complexity: Expected O(1).
+  func sequence(for id: ObjectIdentifier) -> UInt64? {
+    let slot = _find(id)
+    return slot < 0 ? nil : _nodes[Int(slot)].sequence
+  }
+
+  /// The position of the element with identity `id`, or `nil` if it is not in the index.
+  ///
+  /// - Complexity: Expected O(log n), without comparisons.
+  func position(of id: ObjectIdentifier) -> Position? {
+    let slot = _find(id)
+    return slot < 0 ? nil : _position(ofSlot: slot)
+  }
+
+  /// The element at `row` of the section at `section`.
+  ///
+  /// - Complexity: Expected O(log n).
+  func element(atSection section: Int, row: Int) -> Element {
+    precondition(
+      section >= 0 && section < _sections.count, "section \(section) out of range")
+    var node = _sections[section].root
+    precondition(row >= 0 && row < Int(_size(node)), "row \(row) out of range")
+    var rank = Int32(row)
+    while true {
+      let leftSize = _size(_nodes[Int(node)].left)
+      if rank < leftSize {
+        node = _nodes[Int(node)].left
+      } else if rank == leftSize {
+        return _element(node)
+      } else {
+        rank -= leftSize + 1
+        node = _nodes[Int(node)].right
+      }
+    }
+  }
+
+  /// The element at `position`.
+  ///
+  /// - Complexity: Expected O(log n).
+  func element(at position: Position) -> Element {
+    element(atSection: position.section, row: position.row)
+  }
+
+  /// Calls `body` with each element of the section at `section`, in order.
+  ///
+  /// - Complexity: O(k), where *k* is the number of elements in the section.
+  func forEach(inSection section: Int, _ body: (Element) throws -> Void) rethrows {
+    var node = _leftmost(_sections[section].root)
+    while node >= 0 {
+      try body(_element(node))
+      node = _successor(node)
+    }
+  }
+
+  /// The elements of the section at `section`, in order.
+  ///
+  /// - Complexity: O(k), where *k* is the number of elements in the section.
+  func elements(inSection section: Int) -> [Element] {
+    var result: [Element] = []
+    result.reserveCapacity(count(inSection: section))
+    forEach(inSection: section) { result.append($0) }
+    return result
+  }
+
+  /// The content as arrays of elements, one per section.
+  ///
+  /// - Complexity: O(n + s).
+  var sections: [[Element]] {
+    (0..<_sections.count).map { elements(inSection: $0) }
+  }
+
+  /// The content as section keys with element identities, the shape a diffable data source takes.
+  ///
+  /// - Complexity: O(n + s).
+  func snapshot() -> [(sectionKey: SectionKey, identifiers: [ObjectIdentifier])] {
+    (0..<_sections.count).map { section in
+      var identifiers: [ObjectIdentifier] = []
+      identifiers.reserveCapacity(count(inSection: section))
+      forEach(inSection: section) { identifiers.append(ObjectIdentifier($0)) }
+      return (_sections[section].key, identifiers)
+    }
+  }
+}
+
+// MARK: - Mutations
+
+extension _OrderedIndex {
+  /// Inserts `element` into the section with `sectionKey`, creating that section if needed.
+  ///
+  /// The element goes after every element of the section that does not order after it, then by
+  /// `sequence`: among elements the comparator finds equal, smaller sequence numbers come first.
+  /// Every element in the index must have its current sort keys (remove changed elements first).
+  ///
+  /// - Precondition: The element is not in the index.
+  /// - Complexity: Expected O(log n) comparisons, plus O(s) when the section is new.
+  mutating func insert(_ element: Element, sectionKey: SectionKey, sequence: UInt64) {
+    precondition(_find(ObjectIdentifier(element)) < 0, "the element is already in the index")
+    precondition(count < Int(Int32.max) - 1, "too many elements for 32-bit node links")
+    let section = _sectionIndexInserting(sectionKey)
+    let slot = _allocate(element, sequence: sequence)
+    var parent: Int32 = -1
+    var goesLeft = false
+    var node = _sections[section].root
+    while node >= 0 {
+      _nodes[Int(node)].size += 1
+      parent = node
+      goesLeft = _orders(element, sequence, before: node)
+      node = goesLeft ? _nodes[Int(node)].left : _nodes[Int(node)].right
+    }
+    if parent < 0 {
+      _sections[section].root = slot
+      _nodes[Int(slot)].parent = ~Int32(section)
+    } else {
+      if goesLeft {
+        _nodes[Int(parent)].left = slot
+      } else {
+        _nodes[Int(parent)].right = slot
+      }
+      _nodes[Int(slot)].parent = parent
+      let priority = Self._priority(slot)
+      while true {
+        let up = _nodes[Int(slot)].parent
+        if up < 0 || Self._priority(up) > priority { break }
+        _rotateUp(slot)
+      }
+    }
+    _tableInsert(slot)
+    count += 1
+    _version &+= 1
+  }
+
+  /// Removes the element with identity `id`, without comparing elements.
+  ///
+  /// - Returns: The key of the element's section and its position before removal, or `nil` if
+  ///   the element was not in the index. The position's section index is the old one, even when
+  ///   the removal deletes the section.
+  /// - Complexity: Expected O(log n), plus O(s) when the section disappears.
+  @discardableResult
+  mutating func remove(_ id: ObjectIdentifier) -> (sectionKey: SectionKey, position: Position)? {
+    let slot = _find(id)
+    guard slot >= 0 else { return nil }
+    let position = _position(ofSlot: slot)
+    let key = _sections[position.section].key
+    _tableRemove(slot, id: id)
+    // Rotate the node down until it has at most one child, then splice it out.
+    while true {
+      let left = _nodes[Int(slot)].left
+      let right = _nodes[Int(slot)].right
+      if left < 0 || right < 0 { break }
+      _rotateUp(Self._priority(left) > Self._priority(right) ? left : right)
+    }
+    let child = _nodes[Int(slot)].left >= 0 ? _nodes[Int(slot)].left : _nodes[Int(slot)].right
+    let parent = _nodes[Int(slot)].parent
+    if child >= 0 { _nodes[Int(child)].parent = parent }
+    if parent >= 0 {
+      if _nodes[Int(parent)].left == slot {
+        _nodes[Int(parent)].left = child
+      } else {
+        _nodes[Int(parent)].right = child
+      }
+      var ancestor = parent
+      while ancestor >= 0 {
+        _nodes[Int(ancestor)].size -= 1
+        ancestor = _nodes[Int(ancestor)].parent
+      }
+    } else {
+      _sections[position.section].root = child
+      if child < 0 && key != permanentSectionKey {
+        _sections.remove(at: position.section)
+        _retagRoots(from: position.section)
+      }
+    }
+    _free(slot)
+    count -= 1
+    _version &+= 1
+    return (key, position)
+  }
+
+  /// Removes every element, keeping the permanent section if there is one.
+  ///
+  /// - Complexity: O(n).
+  mutating func removeAll() {
+    _nodes.removeAll()
+    _freeHead = -1
+    _buckets.removeAll()
+    _bucketShift = 64
+    _sections.removeAll()
+    if let key = permanentSectionKey {
+      _sections.append(_Section(key: key, root: -1))
+    }
+    count = 0
+    _version &+= 1
+  }
+}
+
+// MARK: - Tree internals
+
+extension _OrderedIndex {
+  @inline(__always)
+  func _size(_ node: Int32) -> Int32 {
+    node < 0 ? 0 : _nodes[Int(node)].size
+  }
+
+  @inline(__always)
+  func _element(_ node: Int32) -> Element {
+    // Safe: only occupied slots (which always hold an element) are linked into trees and the table.
+    _nodes[Int(node)].element!
+  }
+
+  /// A fixed pseudo-random priority per slot (the SplitMix64 finalizer, a bijection: no ties).
+  @inline(__always)
+  static func _priority(_ slot: Int32) -> UInt64 {
+    var z = UInt64(UInt32(bitPattern: slot)) &+ 0x9E37_79B9_7F4A_7C15
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+
+  /// Whether an element with `sequence` orders before the element at `node`.
+  @inline(__always)
+  func _orders(_ element: Element, _ sequence: UInt64, before node: Int32) -> Bool {
+    switch _comparator(element, _element(node)) {
+    case .orderedAscending: return true
+    case .orderedDescending: return false
+    case .orderedSame: return sequence < _nodes[Int(node)].sequence
+    }
+  }
+
+  func _position(ofSlot slot: Int32) -> Position {
+    var row = _size(_nodes[Int(slot)].left)
+    var node = slot
+    var parent = _nodes[Int(slot)].parent
+    while parent >= 0 {
+      if _nodes[Int(parent)].right == node {
+        row += _size(_nodes[Int(parent)].left) + 1
+      }
+      node = parent
+      parent = _nodes[Int(node)].parent
+    }
+    return Position(section: Int(~parent), row: Int(row))
+  }
+
+  /// Rotates `node` above its parent, keeping sizes, parent links and section roots right.
+  mutating func _rotateUp(_ node: Int32) {
+    let x = Int(node)
+    let parent = _nodes[x].parent
+    let p = Int(parent)
+    let grandparent = _nodes[p].parent
+    if _nodes[p].left == node {
+      let inner = _nodes[x].right
+      _nodes[p].left = inner
+      if inner >= 0 { _nodes[Int(inner)].parent = parent }
+      _nodes[x].right = parent
+    } else {
+      let inner = _nodes[x].left
+      _nodes[p].right = inner
+      if inner >= 0 { _nodes[Int(inner)].parent = parent }
+      _nodes[x].left = parent
+    }
+    _nodes[p].parent = node
+    _nodes[x].parent = grandparent
+    if grandparent >= 0 {
+      if _nodes[Int(grandparent)].left == parent {
+        _nodes[Int(grandparent)].left = node
+      } else {
+        _nodes[Int(grandparent)].right = node
+      }
+    } else {
+      _sections[Int(~grandparent)].root = node
+    }
+    _nodes[x].size = _nodes[p].size
+    _nodes[p].size = _size(_nodes[p].left) + _size(_nodes[p].right) + 1
+  }
+
+  func _leftmost(_ root: Int32) -> Int32 {
+    var node = root
+    if node < 0 { return -1 }
+    while _nodes[Int(node)].left >= 0 { node = _nodes[Int(node)].left }
+    return node
+  }
+
+  func _successor(_ start: Int32) -> Int32 {
+    let right = _nodes[Int(start)].right
+    if right >= 0 { return _leftmost(right) }
+    var node = start
+    var parent = _nodes[Int(node)].parent
+    while parent >= 0 && _nodes[Int(parent)].right == node {
+      node = parent
+      parent = _nodes[Int(node)].parent
+    }
+    return parent >= 0 ? parent : -1
+  }
+
+  mutating func _allocate(_ element: Element, sequence: UInt64) -> Int32 {
+    let node = _Node(
+      element: element, sequence: sequence, left: -1, right: -1, parent: -1, size: 1)
+    if _freeHead >= 0 {
+      let slot = _freeHead
+      _freeHead = _nodes[Int(slot)].left
+      _nodes[Int(slot)] = node
+      return slot
+    }
+    _nodes.append(node)
+    return Int32(_nodes.count - 1)
+  }
+
+  mutating func _free(_ slot: Int32) {
+    _nodes[Int(slot)] = _Node(
+      element: nil, sequence: 0, left: _freeHead, right: -1, parent: -1, size: 0)
+    _freeHead = slot
+  }
+
+  /// The first section index whose key is not less than `key`.
+  func _sectionLowerBound(_ key: SectionKey) -> Int {
+    var low = 0
+    var high = _sections.count
+    while low < high {
+      let middle = (low + high) / 2
+      if _sections[middle].key < key {
+        low = middle + 1
+      } else {
+        high = middle
+      }
+    }
+    return low
+  }
+
+  mutating func _sectionIndexInserting(_ key: SectionKey) -> Int {
+    let i = _sectionLowerBound(key)
+    if i < _sections.count && _sections[i].key == key { return i }
+    _sections.insert(_Section(key: key, root: -1), at: i)
+    _retagRoots(from: i + 1)
+    return i
+  }
+
+  /// Stores `~sectionIndex` in the parent link of each root from `first` on.
+  mutating func _retagRoots(from first: Int) {
+    for section in first..<_sections.count {
+      let root = _sections[section].root
+      if root >= 0 { _nodes[Int(root)].parent = ~Int32(section) }
+    }
+  }
+}

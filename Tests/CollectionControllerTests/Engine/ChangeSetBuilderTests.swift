@@ -1,0 +1,275 @@
+import Testing
+
+@testable import CollectionController
+
+@Suite struct ChangeSetBuilderTests {}
+
+private func p(_ section: Int, _ row: Int) -> Position {
+  Position(section: section, row: row)
+}
+
+private typealias Move = ChangeSet<Item>.Move
+
+extension ChangeSetBuilderTests {
+  /// A single-section relation a(10) b(20) c(30) d(40) e(50).
+  private func fiveItems() -> (Relation, [Item]) {
+    var relation = Relation(permanentSection: 0)
+    let items = ["a", "b", "c", "d", "e"].enumerated().map { relation.make($1, ($0 + 1) * 10) }
+    relation.load(items)
+    return (relation, items)
+  }
+
+  @Test(arguments: [(5, 0), (25, 2), (60, 5)])
+  func insertAtFrontMiddleAndEnd(sortKey: Int, row: Int) throws {
+    var (relation, _) = fiveItems()
+    let x = relation.make("x", sortKey)
+    relation.add(x)
+    let changes = try #require(try relation.commit([(x, false)]))
+    #expect(changes.insertedRows == [p(0, row)])
+    #expect(changes.insertedElements.map(\.name) == ["x"])
+    #expect(changes.deletedRows.isEmpty && changes.movedRows.isEmpty)
+    #expect(changes.insertedSections.isEmpty && changes.deletedSections.isEmpty)
+  }
+
+  @Test func delete() throws {
+    var (relation, items) = fiveItems()
+    relation.remove(items[2])
+    let changes = try #require(try relation.commit([(items[2], false)]))
+    #expect(changes.deletedRows == [p(0, 2)])
+    #expect(changes.deletedElements.map(\.name) == ["c"])
+    #expect(changes.insertedRows.isEmpty && changes.movedRows.isEmpty)
+  }
+
+  @Test func moveIsOneMove() throws {
+    var (relation, items) = fiveItems()
+    items[0].sortKey = 45
+    let changes = try #require(try relation.commit([(items[0], false)]))
+    #expect(changes.movedRows == [Move(from: p(0, 0), to: p(0, 3), changed: false)])
+    #expect(changes.movedElements.map(\.name) == ["a"])
+    #expect(changes.updatedRows.isEmpty && changes.insertedRows.isEmpty)
+  }
+
+  @Test func swapOfDistantElementsReportsBothMoves() throws {
+    var (relation, items) = fiveItems()
+    items[0].sortKey = 45
+    items[3].sortKey = 5
+    let changes = try #require(try relation.commit([(items[0], false), (items[3], false)]))
+    #expect(
+      Set(changes.movedRows)
+        == [
+          Move(from: p(0, 0), to: p(0, 3), changed: false),
+          Move(from: p(0, 3), to: p(0, 0), changed: false),
+        ])
+  }
+
+  @Test func swapOfNeighboursNeedsOneMove() throws {
+    var (relation, items) = fiveItems()
+    items[1].sortKey = 30
+    items[2].sortKey = 20
+    let changes = try #require(try relation.commit([(items[1], false), (items[2], false)]))
+    #expect(changes.movedRows.count == 1)
+  }
+
+  @Test func moveAndChangeIsAChangedMove() throws {
+    var (relation, items) = fiveItems()
+    items[4].sortKey = 15
+    let changes = try #require(try relation.commit([(items[4], true)]))
+    #expect(changes.movedRows == [Move(from: p(0, 4), to: p(0, 1), changed: true)])
+    #expect(changes.updatedRows.isEmpty)
+  }
+
+  @Test func updateInPlace() throws {
+    var (relation, items) = fiveItems()
+    items[1].sortKey = 21  // still between a and c
+    let changes = try #require(try relation.commit([(items[1], true)]))
+    #expect(changes.updatedRows == [p(0, 1)])
+    #expect(changes.updatedElements.map(\.name) == ["b"])
+    #expect(changes.movedRows.isEmpty)
+  }
+
+  @Test func deleteAndUpdateUseOldPositions() throws {
+    var (relation, items) = fiveItems()
+    relation.remove(items[0])
+    let changes = try #require(try relation.commit([(items[0], false), (items[3], true)]))
+    #expect(changes.deletedRows == [p(0, 0)])
+    #expect(changes.updatedRows == [p(0, 3)])
+    #expect(changes.movedRows.isEmpty)
+  }
+
+  @Test func insertAndMoveUseNewPositions() throws {
+    var (relation, items) = fiveItems()
+    let x = relation.make("x", 1)
+    relation.add(x)
+    items[4].sortKey = 35
+    let changes = try #require(try relation.commit([(x, false), (items[4], false)]))
+    #expect(changes.insertedRows == [p(0, 0)])
+    #expect(changes.movedRows == [Move(from: p(0, 4), to: p(0, 4), changed: false)])
+  }
+
+  @Test func sectionsAppearAndDisappear() throws {
+    var relation = Relation()
+    let a = relation.make("a", 1, section: 10)
+    let b = relation.make("b", 1, section: 20)
+    relation.load([a, b])
+    let c = relation.make("c", 1, section: 15)
+    relation.add(c)
+    let appeared = try #require(try relation.commit([(c, false)]))
+    #expect(Array(appeared.insertedSections) == [1])
+    #expect(appeared.insertedSectionElements.map { $0.map(\.name) } == [["c"]])
+    #expect(appeared.insertedRows.isEmpty)
+    relation.remove(a)
+    let vanished = try #require(try relation.commit([(a, true)]))
+    #expect(Array(vanished.deletedSections) == [0])
+    #expect(vanished.deletedSectionElements.map { $0.map(\.name) } == [["a"]])
+    #expect(vanished.deletedRows.isEmpty && vanished.updatedRows.isEmpty)
+  }
+
+  @Test func elementMovingIntoANewSectionIsARowDelete() throws {
+    var relation = Relation()
+    let a = relation.make("a", 1, section: 10)
+    let b = relation.make("b", 2, section: 10)
+    relation.load([a, b])
+    a.sectionKey = 30
+    let changes = try #require(try relation.commit([(a, true)]))
+    #expect(Array(changes.insertedSections) == [1])
+    #expect(changes.deletedRows == [p(0, 0)])
+    #expect(changes.movedRows.isEmpty && changes.updatedRows.isEmpty)
+  }
+
+  @Test func elementLeavingAVanishingSectionIsARowInsert() throws {
+    var relation = Relation()
+    let a = relation.make("a", 1, section: 10)
+    let b = relation.make("b", 2, section: 20)
+    relation.load([a, b])
+    a.sectionKey = 20
+    a.sortKey = 3
+    let changes = try #require(try relation.commit([(a, false)]))
+    #expect(Array(changes.deletedSections) == [0])
+    #expect(changes.insertedRows == [p(0, 1)])
+    #expect(changes.movedRows.isEmpty)
+  }
+
+  @Test func elementMovingBetweenSurvivingSectionsIsAMove() throws {
+    var relation = Relation()
+    let a = relation.make("a", 1, section: 10)
+    let b = relation.make("b", 2, section: 10)
+    let c = relation.make("c", 1, section: 20)
+    relation.load([a, b, c])
+    a.sectionKey = 20
+    let changes = try #require(try relation.commit([(a, false)]))
+    // Ties in sortKey: a entered before c, so it goes first.
+    #expect(changes.movedRows == [Move(from: p(0, 0), to: p(1, 0), changed: false)])
+  }
+
+  @Test func sectionReplacedByAnotherKey() throws {
+    var relation = Relation()
+    let a = relation.make("a", 1, section: 10)
+    relation.load([a])
+    a.sectionKey = 20
+    let changes = try #require(try relation.commit([(a, false)]))
+    #expect(Array(changes.deletedSections) == [0])
+    #expect(Array(changes.insertedSections) == [0])
+    #expect(changes.movedRows.isEmpty && changes.insertedRows.isEmpty)
+  }
+
+  @Test func tiesKeepEntryOrderSoTouchingMovesNothing() throws {
+    var relation = Relation(permanentSection: 0)
+    let items = (0..<5).map { relation.make("i\($0)", 7) }
+    relation.load(items)
+    let changes = try relation.commit(items.map { ($0, false) })
+    #expect(changes == nil)
+    #expect(relation.index.names == [["i0", "i1", "i2", "i3", "i4"]])
+  }
+
+  @Test func nothingVisibleGivesNil() throws {
+    var (relation, items) = fiveItems()
+    #expect(try relation.commit([]) == nil)
+    #expect(try relation.commit([(items[2], false)]) == nil)
+    let hidden = relation.make("hidden", 3, passes: false)
+    relation.add(hidden)
+    #expect(try relation.commit([(hidden, true)]) == nil)
+    hidden.sortKey = 99
+    #expect(try relation.commit([(hidden, true)]) == nil)
+  }
+
+  @Test func enteringOrLeavingTheFilterIsNeverAlsoAnUpdate() throws {
+    var (relation, items) = fiveItems()
+    items[1].passes = false
+    let left = try #require(try relation.commit([(items[1], true)]))
+    #expect(left.deletedRows == [p(0, 1)] && left.updatedRows.isEmpty)
+    items[1].passes = true
+    let entered = try #require(try relation.commit([(items[1], true)]))
+    #expect(entered.insertedRows == [p(0, 1)] && entered.updatedRows.isEmpty)
+  }
+
+  @Test func permanentSectionIsNeverInsertedOrDeleted() throws {
+    var relation = Relation(permanentSection: 0)
+    let a = relation.make("a", 1)
+    relation.add(a)
+    let first = try #require(try relation.commit([(a, false)]))
+    #expect(first.insertedSections.isEmpty && first.insertedRows == [p(0, 0)])
+    relation.remove(a)
+    let last = try #require(try relation.commit([(a, false)]))
+    #expect(last.deletedSections.isEmpty && last.deletedRows == [p(0, 0)])
+    #expect(relation.index.sectionCount == 1)
+  }
+
+  @Test func wholeRelationReplacement() throws {
+    var relation = Relation()
+    var rng = SplitMix64(seed: 7)
+    let old = (0..<200).map {
+      relation.make("o\($0)", Int.random(in: 0..<40, using: &rng), section: $0 % 3)
+    }
+    relation.load(old)
+    var touched: [(Item, Bool)] = []
+    for item in old where Int.random(in: 0..<4, using: &rng) == 0 {
+      relation.remove(item)
+      touched.append((item, false))
+    }
+    for item in old where Int.random(in: 0..<4, using: &rng) == 0 {
+      item.sortKey = Int.random(in: 0..<40, using: &rng)
+      touched.append((item, Bool.random(using: &rng)))
+    }
+    for n in 0..<60 {
+      let item = relation.make("n\(n)", Int.random(in: 0..<40, using: &rng), section: n % 5)
+      relation.add(item)
+      touched.append((item, false))
+    }
+    let changes = try #require(try relation.commit(touched))
+    #expect(Array(changes.insertedSections) == [3, 4])
+  }
+
+  @Test func replayerShowsASwapReportedAsOneMoveGoesWrong() throws {
+    // MZ reported an exchange of rows 0 and 3 as one move; UIKit then shows the wrong order.
+    var changes = ChangeSet<Item>()
+    changes.movedRows = [Move(from: p(0, 0), to: p(0, 3), changed: false)]
+    let shown = try BatchUpdateReplayer.replay(
+      old: [["a", "b", "c", "d"]], changes: changes, dataSource: [["d", "b", "c", "a"]])
+    #expect(shown == [["b", "c", "d", "a"]])
+  }
+
+  @Test func replayerRejectsRowChangesInsideDeletedSections() {
+    var changes = ChangeSet<Item>()
+    changes.deletedSections = [0]
+    changes.deletedRows = [p(0, 0)]
+    #expect(throws: BatchUpdateReplayer.Failure.self) {
+      try BatchUpdateReplayer.replay(old: [["a"], ["b"]], changes: changes, dataSource: [["b"]])
+    }
+  }
+
+  @Test func longestIncreasingSubsequence() {
+    let keep = _ChangeSetBuilder<Item, Int>._longestIncreasingSubsequence([3, 0, 1, 4, 2, 5])
+    #expect(keep == [false, true, true, false, true, true])
+    #expect(_ChangeSetBuilder<Item, Int>._longestIncreasingSubsequence([]).isEmpty)
+  }
+
+  @Test func touchAfterModifyingTheIndexTraps() async {
+    await #expect(processExitsWith: .failure) {
+      var index = ItemIndex.items()
+      let a = Item("a", sortKey: 1, sequence: 0)
+      var builder = _ChangeSetBuilder(before: index)
+      index.insert(a)
+      builder.touch(a.id, changedAttributes: false, in: index)
+    }
+  }
+}

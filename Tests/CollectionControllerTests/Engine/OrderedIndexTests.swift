@@ -1,0 +1,148 @@
+import Testing
+
+@testable import CollectionController
+
+@Suite struct OrderedIndexTests {}
+
+extension OrderedIndexTests {
+  @Test func emptyIndexHasNoSectionsUnlessOneIsPermanent() {
+    let plain = ItemIndex.items()
+    #expect(plain.sectionCount == 0)
+    #expect(plain.isEmpty)
+    let single = ItemIndex.items(permanentSection: 0)
+    #expect(single.sectionCount == 1)
+    #expect(single.count(inSection: 0) == 0)
+    single._checkInvariants()
+  }
+
+  @Test func insertsAtFrontMiddleAndEndKeepSortOrder() {
+    var index = ItemIndex.items()
+    let b = Item("b", sortKey: 20, sequence: 0)
+    let d = Item("d", sortKey: 40, sequence: 1)
+    let a = Item("a", sortKey: 10, sequence: 2)
+    let c = Item("c", sortKey: 30, sequence: 3)
+    let e = Item("e", sortKey: 50, sequence: 4)
+    for item in [b, d, a, c, e] {
+      index.insert(item)
+      index._checkInvariants()
+    }
+    #expect(index.names == [["a", "b", "c", "d", "e"]])
+    #expect(index.count == 5)
+    #expect(index.position(of: c.id) == Position(section: 0, row: 2))
+    #expect(index.element(atSection: 0, row: 4) === e)
+    #expect(index.contains(a.id))
+  }
+
+  @Test func tiesKeepSequenceOrder() {
+    var index = ItemIndex.items()
+    let items = (0..<6).map { Item("i\($0)", sortKey: 7, sequence: UInt64($0)) }
+    for item in items.reversed() { index.insert(item) }
+    #expect(index.names == [["i0", "i1", "i2", "i3", "i4", "i5"]])
+    index.remove(items[2].id)
+    index.insert(items[2])
+    #expect(index.names == [["i0", "i1", "i2", "i3", "i4", "i5"]])
+    index._checkInvariants()
+  }
+
+  @Test func removeByIdentityNeedsNoComparison() throws {
+    var index = ItemIndex.items()
+    let items = (0..<5).map { Item("i\($0)", sortKey: $0, sequence: UInt64($0)) }
+    for item in items { index.insert(item) }
+    items[1].sortKey = 100  // stale inside the tree: removal must not compare
+    let result = index.remove(items[1].id)
+    let removed = try #require(result)
+    #expect(removed.sectionKey == 0)
+    #expect(removed.position == Position(section: 0, row: 1))
+    index.insert(items[1])
+    #expect(index.names == [["i0", "i2", "i3", "i4", "i1"]])
+    #expect(index.remove(Item("x", sortKey: 0, sequence: 9).id) == nil)
+    index._checkInvariants()
+  }
+
+  @Test func sectionsAppearInKeyOrderAndVanishWhenEmpty() {
+    var index = ItemIndex.items()
+    let x = Item("x", sortKey: 1, sectionKey: 30, sequence: 0)
+    let y = Item("y", sortKey: 1, sectionKey: 10, sequence: 1)
+    let z = Item("z", sortKey: 0, sectionKey: 20, sequence: 2)
+    let w = Item("w", sortKey: 0, sectionKey: 30, sequence: 3)
+    for item in [x, y, z, w] { index.insert(item) }
+    #expect(index.sectionKeys == [10, 20, 30])
+    #expect(index.names == [["y"], ["z"], ["w", "x"]])
+    #expect(index.sectionIndex(for: 20) == 1)
+    #expect(index.sectionIndex(for: 25) == nil)
+    #expect(index.position(of: x.id) == Position(section: 2, row: 1))
+    let removed = index.remove(z.id)
+    #expect(removed?.position == Position(section: 1, row: 0))
+    #expect(index.sectionKeys == [10, 30])
+    #expect(index.position(of: x.id) == Position(section: 1, row: 1))
+    index._checkInvariants()
+    index.remove(y.id)
+    index.remove(x.id)
+    index.remove(w.id)
+    #expect(index.sectionCount == 0)
+    index._checkInvariants()
+  }
+
+  @Test func permanentSectionSurvivesEmptying() {
+    var index = ItemIndex.items(permanentSection: 0)
+    let a = Item("a", sortKey: 1, sequence: 0)
+    index.insert(a)
+    index.remove(a.id)
+    #expect(index.sectionCount == 1)
+    #expect(index.sectionKey(at: 0) == 0)
+    index._checkInvariants()
+  }
+
+  @Test func snapshotListsKeysAndIdentities() {
+    var index = ItemIndex.items()
+    let a = Item("a", sortKey: 1, sectionKey: 2, sequence: 0)
+    let b = Item("b", sortKey: 1, sectionKey: 1, sequence: 1)
+    index.insert(a)
+    index.insert(b)
+    let snapshot = index.snapshot()
+    #expect(snapshot.map(\.sectionKey) == [1, 2])
+    #expect(snapshot.map(\.identifiers) == [[b.id], [a.id]])
+  }
+
+  @Test(arguments: [1, 2, 3, 4, 5])
+  func randomInsertsAndRemovesMatchASortedArray(seed: UInt64) {
+    var rng = SplitMix64(seed: seed)
+    var index = ItemIndex.items()
+    var live: [Item] = []
+    var sequence: UInt64 = 0
+    for step in 0..<3_000 {
+      if live.isEmpty || Int.random(in: 0..<10, using: &rng) < 6 {
+        let item = Item(
+          "i\(sequence)", sortKey: Int.random(in: 0..<50, using: &rng),
+          sectionKey: Int.random(in: 0..<4, using: &rng), sequence: sequence)
+        sequence += 1
+        live.append(item)
+        index.insert(item)
+      } else {
+        let item = live.remove(at: Int.random(in: 0..<live.count, using: &rng))
+        index.remove(item.id)
+      }
+      if step % 97 == 0 { index._checkInvariants() }
+    }
+    let expected = Dictionary(grouping: live, by: \.sectionKey)
+      .sorted { $0.key < $1.key }
+      .map { group in
+        group.value.sorted { ($0.sortKey, $0.sequence) < ($1.sortKey, $1.sequence) }.map(\.name)
+      }
+    #expect(index.names == expected)
+    for item in live {
+      let position = index.position(of: item.id)
+      #expect(position.map { index.element(at: $0) } === item)
+    }
+    index._checkInvariants()
+  }
+
+  @Test func removeAllKeepsThePermanentSection() {
+    var index = ItemIndex.items(permanentSection: 5)
+    for i in 0..<10 { index.insert(Item("i\(i)", sortKey: i, sectionKey: 5, sequence: UInt64(i))) }
+    index.removeAll()
+    #expect(index.count == 0)
+    #expect(index.sectionKeys == [5])
+    index._checkInvariants()
+  }
+}
