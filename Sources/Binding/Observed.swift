@@ -58,6 +58,7 @@ public struct Observed<Value> {
     storage storage: ReferenceWritableKeyPath<Root, Self>
   ) -> Value {
     get {
+      if Root._bridgesSwiftObservation { object._observationAccess(wrapped) }
       if _trackingThreads.load(ordering: .relaxed) != 0 {
         if object[keyPath: storage]._slot == nil {
           object[keyPath: storage]._slot = _makeSlot(object, Value.self)
@@ -67,22 +68,35 @@ public struct Observed<Value> {
       return object[keyPath: storage]._value
     }
     set {
-      let state = object.observation._state.load(ordering: .acquiring)
-      if state == 0 {
-        object[keyPath: storage]._value = newValue
-        return
+      if Root._bridgesSwiftObservation {
+        object._observationMutation(wrapped) { _set(object, newValue, storage) }
+      } else {
+        _set(object, newValue, storage)
       }
-      var old = newValue
-      swap(&object[keyPath: storage]._value, &old)
-      var slot = object[keyPath: storage]._slot
-      if slot == nil {
-        // Nobody observes this property; the object's "any property" observers may.
-        slot = _slotForUnobservedSet(object, Value.self, state: state)
-        if slot == nil { return }
-        object[keyPath: storage]._slot = slot
-      }
-      _didSet(object, slot: slot.unsafelyUnwrapped, state: state, old: old, new: newValue)
     }
+  }
+
+  /// Stores `newValue` and notifies the property's observers.
+  @inlinable
+  @inline(__always)
+  static func _set<Root: ObservableModel>(
+    _ object: Root, _ newValue: Value, _ storage: ReferenceWritableKeyPath<Root, Self>
+  ) {
+    let state = object.observation._state.load(ordering: .acquiring)
+    if state == 0 {
+      object[keyPath: storage]._value = newValue
+      return
+    }
+    var old = newValue
+    swap(&object[keyPath: storage]._value, &old)
+    var slot = object[keyPath: storage]._slot
+    if slot == nil {
+      // Nobody observes this property; the object's "any property" observers may.
+      slot = _slotForUnobservedSet(object, Value.self, state: state)
+      if slot == nil { return }
+      object[keyPath: storage]._slot = slot
+    }
+    _didSet(object, slot: slot.unsafelyUnwrapped, state: state, old: old, new: newValue)
   }
 }
 

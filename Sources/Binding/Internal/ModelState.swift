@@ -1,3 +1,4 @@
+import Observation
 import Synchronization
 
 /// Everything observation keeps for one observed object, created on first registration.
@@ -19,6 +20,8 @@ final class _ModelState: Sendable {
   /// Whether `anyRecords` may hold a live registration; read on every observed set.
   let _hasAnyRecords = Atomic<Bool>(false)
   let _isDeleted = Atomic<Bool>(false)
+  /// Swift Observation's registrar, for models adopting `ObservationBridging`.
+  let registrar = ObservationRegistrar()
 
   deinit {
     let (records, anyRecords) = _state.withLock { state in (state.records, state.anyRecords) }

@@ -1,0 +1,219 @@
+/// A class whose properties can be bound to key paths of observable models.
+///
+/// Adopt it with one line; any class can, not only models (every ``ObservableModel`` already
+/// is one):
+///
+/// ```swift
+/// extension Label: BindingReceiver {}
+///
+/// label.bind(\.text, to: user, \.name)                      // set now, then on every change
+/// label.bind(\.text, to: user, \.name) { "Hello, \($0)" }   // through a transform
+/// label.unbind(\.text)
+/// ```
+///
+/// A binding sets the receiver's property at once, then after every change of the source key
+/// path, and only when the new value differs from the receiver's current one (for `Equatable`
+/// values; a non-`Equatable` value is set on every change of the source). So two reciprocal
+/// bindings settle after one round instead of looping. Binding a property that is already
+/// bound replaces the old binding. A binding holds neither side: it ends when either is
+/// deallocated, when the source announces its deletion (the receiver keeps its last value), or
+/// on ``unbind(_:)``. Bindings are never deferred by ``coalesce(_:)``.
+///
+/// - Important: The receiver's property is set where the binding was made: from the main
+///   actor (a label in a view controller), on the main actor; from nonisolated code,
+///   synchronously on the thread that changed the source.
+public protocol BindingReceiver: AnyObject {}
+
+extension BindingReceiver {
+  /// Binds the receiver's `key` to `path` of `source`.
+  ///
+  /// - Parameters:
+  ///   - key: The receiver's property to set.
+  ///   - source: The model to read from.
+  ///   - path: What to read (a property, a path through other models, or a computed property).
+  ///   - delivery: Where the property is set; by default, where the binding is made.
+  ///   - isolation: The binding code's isolation; leave the default.
+  /// - Complexity: O(*p*) to bind, where *p* is the number of properties `path` reads.
+  @inlinable
+  @inline(__always)
+  public func bind<Source: ObservableModel, Value: Equatable>(
+    _ key: ReferenceWritableKeyPath<Self, Value>,
+    to source: Source,
+    _ path: KeyPath<Source, Value>,
+    delivery: ObservationDelivery = .automatic,
+    isolation: (any Actor)? = #isolation
+  ) {
+    _bind(
+      key, to: source, path, read: { $0[keyPath: path] }, transform: { $0 }, isEqual: ==,
+      delivery: delivery, isolation: isolation)
+  }
+
+  /// Binds the receiver's optional `key` to a non-optional `path` of `source`
+  /// (`label.bind(\.text, to: user, \.name)` where `text` is a `String?`).
+  ///
+  /// - Parameters:
+  ///   - key: The receiver's property to set.
+  ///   - source: The model to read from.
+  ///   - path: What to read.
+  ///   - delivery: Where the property is set; by default, where the binding is made.
+  ///   - isolation: The binding code's isolation; leave the default.
+  @inlinable
+  @inline(__always)
+  public func bind<Source: ObservableModel, Value: Equatable>(
+    _ key: ReferenceWritableKeyPath<Self, Value?>,
+    to source: Source,
+    _ path: KeyPath<Source, Value>,
+    delivery: ObservationDelivery = .automatic,
+    isolation: (any Actor)? = #isolation
+  ) {
+    _bind(
+      key, to: source, path, read: { $0[keyPath: path] }, transform: { Optional($0) },
+      isEqual: _optionalEquality(Value.self), delivery: delivery, isolation: isolation)
+  }
+
+  /// Binds the receiver's `key` to `path` of `source` through `transform`.
+  ///
+  /// ```swift
+  /// label.bind(\.text, to: user, \.name) { "Hello, \($0)" }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - key: The receiver's property to set.
+  ///   - source: The model to read from.
+  ///   - path: What to read.
+  ///   - delivery: Where the property is set; by default, where the binding is made.
+  ///   - isolation: The binding code's isolation; leave the default.
+  ///   - transform: Turns the source's value into the receiver's.
+  @inlinable
+  @inline(__always)
+  public func bind<Source: ObservableModel, SourceValue, Value: Equatable>(
+    _ key: ReferenceWritableKeyPath<Self, Value>,
+    to source: Source,
+    _ path: KeyPath<Source, SourceValue>,
+    delivery: ObservationDelivery = .automatic,
+    isolation: (any Actor)? = #isolation,
+    transform: @escaping (SourceValue) -> Value
+  ) {
+    _bind(
+      key, to: source, path, read: { $0[keyPath: path] }, transform: transform, isEqual: ==,
+      delivery: delivery, isolation: isolation)
+  }
+
+  /// Binds a property whose type is not `Equatable`: it is set at once and on every change of
+  /// the source (there is no way to tell an equal value).
+  ///
+  /// - Parameters:
+  ///   - key: The receiver's property to set.
+  ///   - source: The model to read from.
+  ///   - path: What to read.
+  ///   - delivery: Where the property is set; by default, where the binding is made.
+  ///   - isolation: The binding code's isolation; leave the default.
+  ///   - transform: Turns the source's value into the receiver's.
+  @inlinable
+  @inline(__always)
+  public func bind<Source: ObservableModel, SourceValue, Value>(
+    _ key: ReferenceWritableKeyPath<Self, Value>,
+    to source: Source,
+    _ path: KeyPath<Source, SourceValue>,
+    delivery: ObservationDelivery = .automatic,
+    isolation: (any Actor)? = #isolation,
+    transform: @escaping (SourceValue) -> Value
+  ) {
+    _bind(
+      key, to: source, path, read: { $0[keyPath: path] }, transform: transform, isEqual: nil,
+      delivery: delivery, isolation: isolation)
+  }
+
+  /// Ends the binding of `key`, if any; the property keeps its value. Idempotent.
+  ///
+  /// - Parameter key: The receiver's bound property.
+  /// - Complexity: O(*b*), where *b* is the number of bindings of this receiver.
+  public func unbind(_ key: PartialKeyPath<Self>) {
+    _BindingRegistry.shared.remove(receiver: self, key: key)
+  }
+
+  /// Ends every binding of the receiver; its properties keep their values. Idempotent.
+  ///
+  /// - Complexity: O(*b*), where *b* is the number of bindings of this receiver.
+  public func unbindAll() {
+    _BindingRegistry.shared.remove(receiver: self, key: nil)
+  }
+
+  /// The properties of the receiver that are currently bound.
+  ///
+  /// - Complexity: O(*b*), where *b* is the number of bindings of this receiver.
+  public var boundKeyPaths: [PartialKeyPath<Self>] {
+    _BindingRegistry.shared.keys(of: self).compactMap { $0 as? PartialKeyPath<Self> }
+  }
+
+  @inlinable
+  func _bind<Source: ObservableModel, SourceValue, Value>(
+    _ key: ReferenceWritableKeyPath<Self, Value>,
+    to source: Source,
+    _ path: KeyPath<Source, SourceValue>,
+    read: @escaping (Source) -> SourceValue,
+    transform: @escaping (SourceValue) -> Value,
+    isEqual: ((Value, Value) -> Bool)?,
+    delivery: ObservationDelivery,
+    isolation: (any Actor)?
+  ) {
+    let route = _Route(delivery, isolation: isolation)
+    let guardID = _BindingGuard()
+    let apply: (Self, Value) -> Void = { receiver, value in
+      if let isEqual, isEqual(receiver[keyPath: key], value) { return }
+      guardID.run { receiver[keyPath: key] = value }
+    }
+    let dispatch: (KeyPathChange<Source, SourceValue>) -> Bool = { [weak self] change in
+      guard self != nil else { return false }
+      if change.isDeletion { return true }
+      let value = change.newValue
+      route.run { [weak self] in
+        if let self { apply(self, transform(value)) }
+      }
+      return true
+    }
+    // Replace an existing binding of this key before reading, so the old one cannot fire.
+    _BindingRegistry.shared.remove(receiver: self, key: key)
+    let record = source._register(path, read: read, options: [], targetID: nil, dispatch: dispatch)
+    guard let record else { return }
+    apply(self, transform(read(source)))
+    _BindingRegistry.shared.add(receiver: self, key: key, lifetime: record.lifetime)
+  }
+}
+
+extension BindingReceiver where Self: ObservableModel {
+  /// Binds the receiver's `key` and `path` of `source` both ways: the receiver takes the
+  /// source's value now, and from then on a change of either side is copied to the other.
+  ///
+  /// ```swift
+  /// form.bind(\.name, twoWayTo: user, \.name)
+  /// ```
+  ///
+  /// Equal values are never copied back, so the pair settles after one change. `unbind(key)`
+  /// on the receiver ends both directions.
+  ///
+  /// - Parameters:
+  ///   - key: The receiver's property.
+  ///   - source: The other model.
+  ///   - path: The other model's property.
+  ///   - delivery: Where each side is set; by default, where the binding is made.
+  ///   - isolation: The binding code's isolation; leave the default.
+  @inlinable
+  public func bind<Source: ObservableModel, Value: Equatable>(
+    _ key: ReferenceWritableKeyPath<Self, Value>,
+    twoWayTo source: Source,
+    _ path: ReferenceWritableKeyPath<Source, Value>,
+    delivery: ObservationDelivery = .automatic,
+    isolation: (any Actor)? = #isolation
+  ) {
+    bind(key, to: source, path, delivery: delivery, isolation: isolation)
+    source.bind(path, to: self, key, delivery: delivery, isolation: isolation)
+    _BindingRegistry.shared.link(receiver: self, key: key, to: source, key: path)
+  }
+}
+
+/// `==` on optionals of an `Equatable` type.
+@inlinable
+func _optionalEquality<Value: Equatable>(_: Value.Type) -> (Value?, Value?) -> Bool {
+  { $0 == $1 }
+}
