@@ -23,8 +23,7 @@ extension ObservableModel {
   ///   - handler: Receives each change (and the deletion event, which ends the observation).
   /// - Returns: The token that keeps the observation alive.
   /// - Complexity: O(*p*) to register, where *p* is the number of properties the key path reads.
-  @inlinable
-  @inline(__always)
+  @_transparent
   public func observe<Value>(
     _ keyPath: KeyPath<Self, Value>,
     options: ObservationOptions = [],
@@ -33,7 +32,7 @@ extension ObservableModel {
     _ handler: @escaping (KeyPathChange<Self, Value>) -> Void
   ) -> ObservationToken {
     _observe(
-      keyPath, read: { $0[keyPath: keyPath] }, options: options, delivery: delivery,
+      keyPath, read: _reader(keyPath), options: options, delivery: delivery,
       isolation: isolation, handler)
   }
 
@@ -71,8 +70,7 @@ extension ObservableModel {
   ///   - isolation: The registering code's isolation; leave the default.
   ///   - action: Receives the target and the change.
   /// - Complexity: O(*p*) to register, where *p* is the number of properties the key path reads.
-  @inlinable
-  @inline(__always)
+  @_transparent
   public func addTarget<Target: AnyObject, Value>(
     _ target: Target,
     for keyPath: KeyPath<Self, Value>,
@@ -82,7 +80,7 @@ extension ObservableModel {
     _ action: @escaping (Target, KeyPathChange<Self, Value>) -> Void
   ) {
     _addTarget(
-      target, for: keyPath, read: { $0[keyPath: keyPath] }, options: options, delivery: delivery,
+      target, for: keyPath, read: _reader(keyPath), options: options, delivery: delivery,
       isolation: isolation, action)
   }
 
@@ -116,8 +114,7 @@ extension ObservableModel {
   ///   - options: Observation options.
   ///   - delivery: Where the method runs.
   ///   - isolation: The registering code's isolation; leave the default.
-  @inlinable
-  @inline(__always)
+  @_transparent
   public func addTarget<Target: AnyObject, Value>(
     _ target: Target,
     action: @escaping (Target) -> (KeyPathChange<Self, Value>) -> Void,
@@ -127,7 +124,7 @@ extension ObservableModel {
     isolation: (any Actor)? = #isolation
   ) {
     _addTarget(
-      target, for: keyPath, read: { $0[keyPath: keyPath] }, options: options, delivery: delivery,
+      target, for: keyPath, read: _reader(keyPath), options: options, delivery: delivery,
       isolation: isolation
     ) { target, change in action(target)(change) }
   }
@@ -404,4 +401,11 @@ func _erase<Root, Value>(_ kind: KeyPathChange<Root, Value>.Kind) -> KeyPathChan
   case .change: .change
   case .deletion: .deletion
   }
+}
+
+/// A closure that reads `keyPath`, formed where `keyPath` is a literal so that the optimiser can
+/// turn the read into a direct getter call.
+@_transparent
+public func _reader<Root, Value>(_ keyPath: KeyPath<Root, Value>) -> (Root) -> Value {
+  { $0[keyPath: keyPath] }
 }

@@ -59,7 +59,7 @@ public struct Observed<Value> {
   ) -> Value {
     get {
       if Root._bridgesSwiftObservation { object._observationAccess(wrapped) }
-      if _trackingThreads.load(ordering: .relaxed) != 0 {
+      if _isTracking() {
         if object[keyPath: storage]._slot == nil {
           object[keyPath: storage]._slot = _makeSlot(object, Value.self)
         }

@@ -22,6 +22,7 @@ var rows: [Row] = []
   rows.append(Row(name: name, value: value, goal: goal, met: met))
   print(String(format: "%-78@ %14@  %@", name as NSString, value as NSString, goal as NSString)
     + (met.map { $0 ? "  ok" : "  MISSED" } ?? ""))
+  fflush(nil)
 }
 
 // MARK: Binding
@@ -66,12 +67,12 @@ let plain = Plain3()
 let observed = Observed3()
 let plainSet = measure(iterations: n) { setPlain(plain, $0) }
 let observedSet = measure(iterations: n) { setObserved(observed, $0) }
-add("unobserved @Observed set / plain stored set (Int)", ratio(observedSet / plainSet), goal: "<= 2x", met: observedSet / plainSet <= 2)
+add("unobserved @Observed set / plain stored set (Int)", ratio(observedSet / plainSet) + " (\(ns(observedSet)) vs \(ns(plainSet)))", goal: "<= 2x", met: observedSet / plainSet <= 2)
 let plains = (0..<64).map { _ in Plain3() }
 let observeds = (0..<64).map { _ in Observed3() }
 let plainGet = measure(iterations: n) { blackHole(getPlain(plains, $0)) }
 let observedGet = measure(iterations: n) { blackHole(getObserved(observeds, $0)) }
-add("untracked @Observed get / plain get (Int)", ratio(observedGet / plainGet), goal: "<= 2x", met: observedGet / plainGet <= 2)
+add("untracked @Observed get / plain get (Int)", ratio(observedGet / plainGet) + " (\(ns(observedGet)) vs \(ns(plainGet)))", goal: "<= 2x", met: observedGet / plainGet <= 2)
 
 let didSet = DidSet3()
 let didSetSink = Sink()

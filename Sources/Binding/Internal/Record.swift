@@ -198,19 +198,29 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
       cancel()
       return false
     }
-    let (value, slots) = _AccessRecorder.track { read(root) }
+    // Common case: the key path read the same properties as last time.
+    let reads = _state.withLock { $0?.reads } ?? []
+    var value: Value?
+    if _AccessRecorder.readsSame(reads, { value = read(root) }), let value {
+      let oldValue = _state.withLock { state -> Value? in
+        guard state != nil else { return nil }
+        defer { state!.value = value }
+        return state!.value
+      }
+      guard let oldValue else { return false }
+      if !options.contains(.everySet), let isEqual, isEqual(oldValue, value) { return true }
+      return deliver(root, oldValue, value)
+    }
+    // It reads something else now (a replaced intermediate, another branch): re-attach.
+    let (newValue, slots) = _AccessRecorder.track { read(root) }
     let previous = _state.withLock { state -> (Value, [_Read])? in
       guard let current = state else { return nil }
-      if _Read.same(current.reads, slots) {
-        state!.value = value
-        return (current.value, [])
-      }
       return (current.value, current.reads)
     }
     guard let (oldValue, oldReads) = previous else { return false }
-    if !oldReads.isEmpty { retarget(root, oldReads, to: slots, value: value) }
-    if !options.contains(.everySet), let isEqual, isEqual(oldValue, value) { return true }
-    return deliver(root, oldValue, value)
+    retarget(root, oldReads, to: slots, value: newValue)
+    if !options.contains(.everySet), let isEqual, isEqual(oldValue, newValue) { return true }
+    return deliver(root, oldValue, newValue)
   }
 
   /// Moves the registration's entries to the slots the last evaluation read.

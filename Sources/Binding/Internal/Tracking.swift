@@ -8,35 +8,111 @@ import Synchronization
 @usableFromInline
 let _trackingThreads = Atomic<Int>(0)
 
-/// Collects the `@Observed` properties (their slots) read while it is installed.
+/// Whether some thread is resolving a key path by access tracking.
+///
+/// Declared `readonly` (it only loads an atomic) so that callers of an `@Observed` getter need
+/// not retain the object around the check, as they would around an opaque call.
+@usableFromInline
+@_effects(readonly)
+func _isTracking() -> Bool {
+  _trackingThreads.load(ordering: .relaxed) != 0
+}
+
+/// Collects the `@Observed` properties (their slots) read while it is installed, or checks
+/// them against the reads of the previous evaluation.
 @usableFromInline
 final class _AccessRecorder {
-  private(set) var slots: [_AnySlot] = []
+  private var buffer: UnsafeMutablePointer<Unmanaged<_AnySlot>>
+  private var capacity = 4
+  private var count = 0
+  /// In verify mode: the slots read last time, in order, and how many were read again so far.
+  private var expected: UnsafeBufferPointer<_Read>?
+  private var matched = 0
+  private var mismatch = false
 
-  func record(_ slot: _AnySlot) {
-    // Paths read a handful of properties: a linear scan beats hashing.
-    for seen in slots where seen === slot { return }
-    slots.append(slot)
+  init() { buffer = .allocate(capacity: capacity) }
+
+  deinit {
+    reset()
+    buffer.deallocate()
   }
 
-  /// Runs `body` with a fresh recorder installed on this thread and returns what it read.
+  func record(_ slot: _AnySlot) {
+    if let expected {
+      if matched < expected.count && expected[matched].slot === slot {
+        matched += 1
+      } else if !(0..<matched).contains(where: { expected[$0].slot === slot }) {
+        mismatch = true
+      }
+      return
+    }
+    // Paths read a handful of properties: a linear scan beats hashing.
+    for index in 0..<count where buffer[index].toOpaque() == Unmanaged.passUnretained(slot).toOpaque() {
+      return
+    }
+    if count == capacity {
+      let grown = UnsafeMutablePointer<Unmanaged<_AnySlot>>.allocate(capacity: capacity * 2)
+      grown.moveInitialize(from: buffer, count: count)
+      buffer.deallocate()
+      buffer = grown
+      capacity *= 2
+    }
+    (buffer + count).initialize(to: .passRetained(slot))
+    count += 1
+  }
+
+  private func reset() {
+    for index in 0..<count { buffer[index].release() }
+    count = 0
+    expected = nil
+    matched = 0
+    mismatch = false
+  }
+
+  private var collected: [_AnySlot] {
+    (0..<count).map { buffer[$0].takeUnretainedValue() }
+  }
+
+  /// Runs `body` with a recorder installed on this thread; returns the slots it read.
   ///
   /// Recorders nest: an inner tracking gets its own recorder, and the outer one is restored.
   @usableFromInline
   static func track(_ body: () -> Void) -> [_AnySlot] {
-    let thread = _ThreadState.current
-    let previous = thread.recorder
-    let recorder = thread.spareRecorder ?? _AccessRecorder()
-    thread.spareRecorder = nil
-    thread.recorder = recorder
-    _trackingThreads.add(1, ordering: .relaxed)
-    body()
-    _trackingThreads.subtract(1, ordering: .relaxed)
-    thread.recorder = previous
-    let slots = recorder.slots
-    recorder.slots.removeAll(keepingCapacity: true)
-    thread.spareRecorder = recorder
-    return slots
+    _withRecorder { recorder in
+      body()
+      return recorder.collected
+    }
+  }
+
+  /// Runs `body` with tracking and tells whether it read exactly the slots of `reads`, in the
+  /// same order (the common case: nothing to re-attach, nothing allocated).
+  @usableFromInline
+  static func readsSame(_ reads: [_Read], _ body: () -> Void) -> Bool {
+    reads.withUnsafeBufferPointer { expected in
+      _withRecorder { recorder in
+        recorder.expected = expected
+        body()
+        return !recorder.mismatch && recorder.matched == expected.count
+          && expected.allSatisfy { $0.entry.isLive }
+      }
+    }
+  }
+
+  private static func _withRecorder<R>(_ body: (_AccessRecorder) -> R) -> R {
+    let thread = Unmanaged.passUnretained(_ThreadState.current)
+    return thread._withUnsafeGuaranteedRef { thread in
+      let previous = thread.recorder
+      let recorder = thread.spareRecorder ?? _AccessRecorder()
+      thread.spareRecorder = nil
+      thread.recorder = recorder
+      _trackingThreads.add(1, ordering: .relaxed)
+      let result = body(recorder)
+      _trackingThreads.subtract(1, ordering: .relaxed)
+      thread.recorder = previous
+      recorder.reset()
+      thread.spareRecorder = recorder
+      return result
+    }
   }
 
   /// Evaluates `body` with tracking and returns its value and what it read.
@@ -52,15 +128,20 @@ final class _AccessRecorder {
 /// Records a read of an `@Observed` property whose slot is `slot`, if this thread is tracking.
 @usableFromInline
 @inline(never)
+@_effects(releasenone)
 func _recordAccess(_ slot: UnsafeMutableRawPointer?) {
-  guard let slot, let recorder = _ThreadState.existing?.recorder else { return }
-  recorder.record(Unmanaged<_AnySlot>.fromOpaque(slot).takeUnretainedValue())
+  guard let slot, let thread = _ThreadState.existing else { return }
+  Unmanaged.passUnretained(thread)._withUnsafeGuaranteedRef { thread in
+    guard let recorder = thread.recorder else { return }
+    Unmanaged<_AnySlot>.fromOpaque(slot)._withUnsafeGuaranteedRef { recorder.record($0) }
+  }
 }
 
 /// Creates the slot of a property of `object`, adopted by the object's state; `nil` if the
 /// object announced its deletion.
 @usableFromInline
 @inline(never)
+@_effects(releasenone)
 func _makeSlot<Root: ObservableModel, Value>(
   _ object: Root, _: Value.Type
 ) -> UnsafeMutableRawPointer? {
