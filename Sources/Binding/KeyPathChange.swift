@@ -109,16 +109,20 @@ public struct ObservationOptions: OptionSet, Hashable, Sendable {
   /// Creates options from a raw value.
   ///
   /// - Parameter rawValue: The raw bits.
+  @inlinable
   public init(rawValue: Int) { self.rawValue = rawValue }
 
   /// Delivers the current value once, at registration, with ``KeyPathChange/Kind-swift.enum/initial``.
-  public static let initial = ObservationOptions(rawValue: 1 << 0)
+  @inlinable
+  public static var initial: ObservationOptions { ObservationOptions(rawValue: 1 << 0) }
   /// Inside ``coalesce(_:)``, defers deliveries to the end of the outermost block and merges
   /// them: one delivery per registration, with the first old value and the last new value.
-  public static let coalesced = ObservationOptions(rawValue: 1 << 1)
+  @inlinable
+  public static var coalesced: ObservationOptions { ObservationOptions(rawValue: 1 << 1) }
   /// Delivers writes that store an equal value too (by default, for `Equatable` values, only
   /// writes that change the value are delivered).
-  public static let everySet = ObservationOptions(rawValue: 1 << 2)
+  @inlinable
+  public static var everySet: ObservationOptions { ObservationOptions(rawValue: 1 << 2) }
 }
 
 /// The `@Observed` properties of a model that changed in one transaction.

@@ -39,11 +39,11 @@ final class _SlotEntry {
 ///   property). Other threads only flip an entry's atomic liveness flag.
 @usableFromInline
 class _AnySlot {
-  private var entries: UnsafeMutablePointer<Unmanaged<_SlotEntry>>
-  private var count = 0
-  private var capacity: Int
-  private var depth = 0
-  private var needsCompaction = false
+  @exclusivity(unchecked) private var entries: UnsafeMutablePointer<Unmanaged<_SlotEntry>>
+  @exclusivity(unchecked) private var count = 0
+  @exclusivity(unchecked) private var capacity: Int
+  @exclusivity(unchecked) private var depth = 0
+  @exclusivity(unchecked) private var needsCompaction = false
   /// The identity of the object that owns the property (not a reference: a weak one would slow
   /// down every retain of the model).
   @usableFromInline

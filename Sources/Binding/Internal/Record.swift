@@ -123,6 +123,23 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
   /// The last value and the slots it was read from (with this registration's entries).
   @usableFromInline
   let _state = _Locked<_Evaluation?>(nil)
+  /// Single-property mode: the key path read one property of the root, so every evaluation
+  /// runs on the thread writing that property (which the model's threading contract
+  /// serialises) and this state needs no lock. Once the path reads anything else, the record
+  /// moves to the locked `_state` for good.
+  @usableFromInline
+  @exclusivity(unchecked)
+  var _single = false
+  @usableFromInline
+  @exclusivity(unchecked)
+  var _singleValue: Value?
+  @usableFromInline
+  @exclusivity(unchecked)
+  var _singleRead: _Read?
+  /// `_singleRead`'s slot, unretained for the hot path (the slot is alive whenever it notifies).
+  @usableFromInline
+  @exclusivity(unchecked)
+  var _singleSlot: Unmanaged<_AnySlot>?
 
   @usableFromInline
   struct _Evaluation {
@@ -163,8 +180,15 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
     let (value, slots) = _AccessRecorder.track { read(root) }
     if slots.isEmpty { _readsNothing(path, Root.self) }
     let reads = slots.map { _Read(slot: $0, entry: attach(to: $0)) }
-    if slots.contains(where: { !$0.isOwned(by: root) }) { _keepWeakRoot(root) }
-    _state.withLock { $0 = _Evaluation(value: value, reads: reads) }
+    if reads.count == 1 && reads[0].slot.isOwned(by: root) {
+      _single = true
+      _singleValue = value
+      _singleRead = reads[0]
+      _singleSlot = Unmanaged.passUnretained(reads[0].slot)
+    } else {
+      if slots.contains(where: { !$0.isOwned(by: root) }) { _keepWeakRoot(root) }
+      _state.withLock { $0 = _Evaluation(value: value, reads: reads) }
+    }
     lifetime.attach(reads.map(\.entry))
     guard _finish(root) else {
       cancel()
@@ -188,6 +212,21 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
   @inlinable
   func propertyDidChange(_ owner: AnyObject) -> Bool {
     guard isActive else { return false }
+    if _single {
+      // Only the root's slot holds this registration's entry in this mode.
+      let root = unsafeDowncast(owner, to: Root.self)
+      var value: Value?
+      let read = self.read
+      if let slot = _singleSlot,
+        slot._withUnsafeGuaranteedRef({ _AccessRecorder.readsOnly($0, { value = read(root) }) }),
+        let value, let oldValue = _singleValue
+      {
+        _singleValue = value
+        if !options.contains(.everySet), let isEqual, isEqual(oldValue, value) { return true }
+        return deliver(root, oldValue, value)
+      }
+      _leaveSingleMode(root)
+    }
     let root: Root
     if ObjectIdentifier(owner) == rootID {
       // `owner` is the root itself (same identity, alive: it is running its own setter).
@@ -221,6 +260,17 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
     retarget(root, oldReads, to: slots, value: newValue)
     if !options.contains(.everySet), let isEqual, isEqual(oldValue, newValue) { return true }
     return deliver(root, oldValue, newValue)
+  }
+
+  /// Moves the single-property state under the lock (the path now reads more than that).
+  @inlinable
+  func _leaveSingleMode(_ root: Root) {
+    guard _single, let value = _singleValue, let read = _singleRead else { return }
+    _single = false
+    _singleValue = nil
+    _singleRead = nil
+    _singleSlot = nil
+    _state.withLock { $0 = _Evaluation(value: value, reads: [read]) }
   }
 
   /// Moves the registration's entries to the slots the last evaluation read.
@@ -278,7 +328,7 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
   }
 
   override func deliverDeletion(of object: AnyObject) {
-    guard let value = _state.withLock({ $0?.value }) else { return }
+    guard let value = _single ? _singleValue : _state.withLock({ $0?.value }) else { return }
     // Deletion is announced by the root itself, which is `Root`.
     let root = unsafeDowncast(object, to: Root.self)
     _ = dispatch(

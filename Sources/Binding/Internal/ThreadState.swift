@@ -14,31 +14,41 @@ import Foundation
 /// The state is reached through a POSIX thread-specific key rather than a task local because
 /// everything here is synchronous and per thread by contract (coalescing does not span `await`).
 final class _ThreadState {
-  /// The innermost access recorder, if key-path tracking is running on this thread.
-  var recorder: _AccessRecorder?
+  /// The innermost access recorder, if key-path tracking is running on this thread (unowned:
+  /// the recorder is owned by `recorders`, and reading it on every tracked read must not
+  /// retain).
+  @exclusivity(unchecked) var recorder: Unmanaged<_AccessRecorder>?
+  /// The recorders of this thread, one per nesting level of tracking, reused.
+  @exclusivity(unchecked) var recorders: [_AccessRecorder] = []
+  /// How many recorders are in use (the nesting depth of tracking).
+  @exclusivity(unchecked) var depth = 0
   /// The coalescing scope open on this thread, if any.
   var coalescing: _CoalescingScope?
   /// Identifiers of bindings currently writing their receiver on this thread.
   var activeBindings: Set<ObjectIdentifier> = []
-  /// A recorder to reuse, so that re-evaluating a key path allocates nothing.
-  var spareRecorder: _AccessRecorder?
   /// Whether this is the main thread (`Thread.isMainThread` is a system call on Linux).
   lazy var isMainThread = Thread.isMainThread
 
   /// The calling thread's state, created on first use and released when the thread exits.
-  static var current: _ThreadState {
+  static var current: _ThreadState { currentUnmanaged.takeUnretainedValue() }
+
+  /// The calling thread's state, unretained (the thread owns it until it exits).
+  static var currentUnmanaged: Unmanaged<_ThreadState> {
     if let raw = pthread_getspecific(_threadStateKey) {
-      return Unmanaged<_ThreadState>.fromOpaque(raw).takeUnretainedValue()
+      return Unmanaged<_ThreadState>.fromOpaque(raw)
     }
-    let state = _ThreadState()
-    pthread_setspecific(_threadStateKey, Unmanaged.passRetained(state).toOpaque())
+    let state = Unmanaged.passRetained(_ThreadState())
+    pthread_setspecific(_threadStateKey, state.toOpaque())
     return state
   }
 
   /// The calling thread's state if it was already created, without creating it.
-  static var existing: _ThreadState? {
+  static var existing: _ThreadState? { existingUnmanaged?.takeUnretainedValue() }
+
+  /// The calling thread's state if it was already created, unretained.
+  static var existingUnmanaged: Unmanaged<_ThreadState>? {
     guard let raw = pthread_getspecific(_threadStateKey) else { return nil }
-    return Unmanaged<_ThreadState>.fromOpaque(raw).takeUnretainedValue()
+    return Unmanaged<_ThreadState>.fromOpaque(raw)
   }
 }
 

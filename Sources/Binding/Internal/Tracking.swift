@@ -22,13 +22,15 @@ func _isTracking() -> Bool {
 /// them against the reads of the previous evaluation.
 @usableFromInline
 final class _AccessRecorder {
-  private var buffer: UnsafeMutablePointer<Unmanaged<_AnySlot>>
-  private var capacity = 4
-  private var count = 0
+  @exclusivity(unchecked) private var buffer: UnsafeMutablePointer<Unmanaged<_AnySlot>>
+  @exclusivity(unchecked) private var capacity = 4
+  @exclusivity(unchecked) private var count = 0
   /// In verify mode: the slots read last time, in order, and how many were read again so far.
-  private var expected: UnsafeBufferPointer<_Read>?
-  private var matched = 0
-  private var mismatch = false
+  @exclusivity(unchecked) private var expected: UnsafeBufferPointer<_Read>?
+  /// In single verify mode: the one slot read last time.
+  @exclusivity(unchecked) private var expectedSingle: UnsafeMutableRawPointer?
+  @exclusivity(unchecked) private var matched = 0
+  @exclusivity(unchecked) private var mismatch = false
 
   init() { buffer = .allocate(capacity: capacity) }
 
@@ -38,6 +40,14 @@ final class _AccessRecorder {
   }
 
   func record(_ slot: _AnySlot) {
+    if let expectedSingle {
+      if expectedSingle == Unmanaged.passUnretained(slot).toOpaque() {
+        matched = 1
+      } else {
+        mismatch = true
+      }
+      return
+    }
     if let expected {
       if matched < expected.count && expected[matched].slot === slot {
         matched += 1
@@ -65,6 +75,7 @@ final class _AccessRecorder {
     for index in 0..<count { buffer[index].release() }
     count = 0
     expected = nil
+    expectedSingle = nil
     matched = 0
     mismatch = false
   }
@@ -98,19 +109,30 @@ final class _AccessRecorder {
     }
   }
 
+  /// Runs `body` with tracking and tells whether it read `slot` and nothing else.
+  @usableFromInline
+  static func readsOnly(_ slot: _AnySlot, _ body: () -> Void) -> Bool {
+    _withRecorder { recorder in
+      recorder.expectedSingle = Unmanaged.passUnretained(slot).toOpaque()
+      body()
+      return !recorder.mismatch && recorder.matched == 1
+    }
+  }
+
   private static func _withRecorder<R>(_ body: (_AccessRecorder) -> R) -> R {
-    let thread = Unmanaged.passUnretained(_ThreadState.current)
-    return thread._withUnsafeGuaranteedRef { thread in
+    _ThreadState.currentUnmanaged._withUnsafeGuaranteedRef { thread in
       let previous = thread.recorder
-      let recorder = thread.spareRecorder ?? _AccessRecorder()
-      thread.spareRecorder = nil
+      if thread.depth == thread.recorders.count { thread.recorders.append(_AccessRecorder()) }
+      // The thread state owns its recorders; this one stays in `recorders` while in use.
+      let recorder = Unmanaged.passUnretained(thread.recorders[thread.depth])
+      thread.depth += 1
       thread.recorder = recorder
       _trackingThreads.add(1, ordering: .relaxed)
-      let result = body(recorder)
+      let result = recorder._withUnsafeGuaranteedRef { body($0) }
       _trackingThreads.subtract(1, ordering: .relaxed)
       thread.recorder = previous
-      recorder.reset()
-      thread.spareRecorder = recorder
+      thread.depth -= 1
+      recorder._withUnsafeGuaranteedRef { $0.reset() }
       return result
     }
   }
@@ -130,10 +152,12 @@ final class _AccessRecorder {
 @inline(never)
 @_effects(releasenone)
 func _recordAccess(_ slot: UnsafeMutableRawPointer?) {
-  guard let slot, let thread = _ThreadState.existing else { return }
-  Unmanaged.passUnretained(thread)._withUnsafeGuaranteedRef { thread in
+  guard let slot, let thread = _ThreadState.existingUnmanaged else { return }
+  thread._withUnsafeGuaranteedRef { thread in
     guard let recorder = thread.recorder else { return }
-    Unmanaged<_AnySlot>.fromOpaque(slot)._withUnsafeGuaranteedRef { recorder.record($0) }
+    recorder._withUnsafeGuaranteedRef { recorder in
+      Unmanaged<_AnySlot>.fromOpaque(slot)._withUnsafeGuaranteedRef { recorder.record($0) }
+    }
   }
 }
 
@@ -175,8 +199,9 @@ func _didSet<Value>(
   // The object owns its slots and its state, and is alive during its own setter.
   let slot = Unmanaged<_PropertySlot<Value>>.fromOpaque(rawSlot)
   slot._withUnsafeGuaranteedRef { slot in
-    let unchanged = slot.isEqual?(old, new) ?? false
-    slot.notify(owner, unchanged: unchanged)
+    // Registrations compare the values they read themselves (a property can change without
+    // changing the value of a key path that reads it), so the slot does not.
+    slot.notify(owner, unchanged: false)
     let state = Unmanaged<_ModelState>.fromOpaque(UnsafeRawPointer(bitPattern: stateAddress)!)
     state._withUnsafeGuaranteedRef { state in
       if state._hasAnyRecords.load(ordering: .acquiring) {
