@@ -16,9 +16,11 @@ let package = Package(
     .package(url: "https://github.com/OpenCombine/OpenCombine.git", exact: "0.14.0"),
   ],
   targets: [
+    .target(name: "CHeapStats"),
     .executableTarget(
       name: "BindingBenchmarks",
       dependencies: [
+        "CHeapStats",
         .product(name: "Binding", package: parentIdentity),
         .product(name: "CollectionController", package: parentIdentity),
         .product(name: "OpenCombine", package: "OpenCombine"),
