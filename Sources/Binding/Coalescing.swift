@@ -57,15 +57,11 @@ final class _CoalescingScope {
   private var pending: [ObjectIdentifier: _Pending] = [:]
   private var order: [_Pending] = []
 
+  /// Defers `evaluate` to the end of the transaction, once per registration.
   @usableFromInline
-  func enqueue<Root: ObservableModel, Value>(
-    _ record: _KeyPathRecord<Root, Value>, object: Root, old: Value, new: Value
-  ) {
-    if let existing = pending[ObjectIdentifier(record)] as? _PendingChange<Root, Value> {
-      existing.new = new
-      return
-    }
-    add(_PendingChange(record: record, object: object, old: old, new: new))
+  func enqueue(_ record: _Record, root: AnyObject, evaluate: @escaping () -> Void) {
+    if pending[ObjectIdentifier(record)] != nil { return }
+    add(_PendingEvaluation(record: record, root: root, evaluate: evaluate))
   }
 
   func enqueue(_ record: _AnyRecord, object: AnyObject, slot: _AnySlot) {
@@ -123,34 +119,31 @@ class _Pending {
   init(record: _Record) { self.record = record }
 
   var description: String { "\(record.keyPaths)" }
+
+  /// Names a registration by its root's type and the properties it reads.
+  func _describe(_ record: _Record, _ root: AnyObject) -> String {
+    let names = record.readSlots.map { $0.isOwned(by: root) ? $0.name(in: root) : "…" }
+    return "\(type(of: root)).(\(names.joined(separator: ", ")))"
+  }
   func deliver() {}
 }
 
-final class _PendingChange<Root: ObservableModel, Value>: _Pending {
-  let object: Root
-  let old: Value
-  var new: Value
+/// A key-path registration to evaluate (and deliver) at the end of the transaction.
+final class _PendingEvaluation: _Pending {
+  let root: AnyObject
+  let evaluate: () -> Void
 
-  init(record: _KeyPathRecord<Root, Value>, object: Root, old: Value, new: Value) {
-    self.object = object
-    self.old = old
-    self.new = new
+  init(record: _Record, root: AnyObject, evaluate: @escaping () -> Void) {
+    self.root = root
+    self.evaluate = evaluate
     super.init(record: record)
   }
 
-  override var description: String {
-    guard let record = record as? _KeyPathRecord<Root, Value> else { return super.description }
-    return "\(record.path)"
-  }
+  override var description: String { _describe(record, root) }
 
   override func deliver() {
-    // The scope stores `_KeyPathRecord<Root, Value>` for this type (see `enqueue`).
-    guard let record = record as? _KeyPathRecord<Root, Value>, record.isActive else { return }
-    if !record.options.contains(.everySet), let isEqual = record.isEqual, isEqual(old, new) {
-      return
-    }
-    let change = KeyPathChange(object: object, keyPath: record.path, oldValue: old, newValue: new)
-    if !record.dispatch(change) { record.cancel() }
+    guard record.isActive else { return }
+    evaluate()
   }
 }
 

@@ -47,7 +47,7 @@ extension ObservableModel {
   ) -> ObservationToken {
     let dispatch = _handlerDispatch(_Route(delivery, isolation: isolation), handler)
     let record = _register(
-      keyPath, read: read, options: options, targetID: nil, dispatch: dispatch)
+      keyPath, read: read, options: options, target: nil, dispatch: dispatch)
     return ObservationToken(record.map { [$0] } ?? [])
   }
 
@@ -95,9 +95,7 @@ extension ObservableModel {
     _ action: @escaping (Target, KeyPathChange<Self, Value>) -> Void
   ) {
     let dispatch = _targetDispatch(target, _Route(delivery, isolation: isolation), action)
-    _ = _register(
-      keyPath, read: read, options: options, targetID: ObjectIdentifier(target),
-      dispatch: dispatch)
+    _ = _register(keyPath, read: read, options: options, target: target, dispatch: dispatch)
   }
 
   /// Calls a method of `target` on every change of `keyPath`, like target/action.
@@ -157,7 +155,7 @@ extension ObservableModel {
   ) {
     let route = _Route(delivery, isolation: isolation)
     for keyPath in keyPaths {
-      _registerErased(keyPath, options: options.subtracting(.initial), targetID: ObjectIdentifier(target)) {
+      _registerErased(keyPath, options: options.subtracting(.initial), target: target) {
         _targetDispatch(target, route) { target, _ in action(target)() }
       }
     }
@@ -189,7 +187,7 @@ extension ObservableModel {
   ) {
     let route = _Route(delivery, isolation: isolation)
     for keyPath in keyPaths {
-      _registerErased(keyPath, options: options, targetID: ObjectIdentifier(target)) {
+      _registerErased(keyPath, options: options, target: target) {
         _targetDispatch(target, route, action)
       }
     }
@@ -286,7 +284,7 @@ extension ObservableModel {
     let read: (Self) -> Value = { $0[keyPath: keyPath] }
     let (stream, continuation) = AsyncStream<_Transfer<KeyPathChange<Self, Value>>>.makeStream(
       bufferingPolicy: .unbounded)
-    let record = _register(keyPath, read: read, options: options, targetID: nil) { change in
+    let record = _register(keyPath, read: read, options: options, target: nil) { change in
       continuation.yield(_Transfer(change))
       if change.isDeletion { continuation.finish() }
       return true
@@ -305,11 +303,11 @@ extension ObservableModel {
     _ keyPath: KeyPath<Self, Value>,
     read: @escaping (Self) -> Value,
     options: ObservationOptions,
-    targetID: ObjectIdentifier?,
+    target: AnyObject?,
     dispatch: @escaping (KeyPathChange<Self, Value>) -> Bool
   ) -> _KeyPathRecord<Self, Value>? {
     let record = _KeyPathRecord(
-      root: self, path: keyPath, read: read, options: options, targetID: targetID,
+      root: self, path: keyPath, read: read, options: options, target: target,
       dispatch: dispatch)
     guard let value = record.start(self) else { return nil }
     if options.contains(.initial) {
@@ -324,7 +322,7 @@ extension ObservableModel {
   func _registerErased(
     _ keyPath: PartialKeyPath<Self>,
     options: ObservationOptions,
-    targetID: ObjectIdentifier?,
+    target: AnyObject?,
     dispatch makeDispatch: () -> (PartialKeyPathChange<Self>) -> Bool
   ) {
     let dispatch = makeDispatch()
@@ -332,7 +330,7 @@ extension ObservableModel {
       // `valueType` of a `PartialKeyPath<Self>` is its value type, so this cast holds.
       guard let typed = keyPath as? KeyPath<Self, Value> else { return }
       let read: (Self) -> Value = { $0[keyPath: typed] }
-      _ = _register(typed, read: read, options: options, targetID: targetID) { change in
+      _ = _register(typed, read: read, options: options, target: target) { change in
         dispatch(
           PartialKeyPathChange(
             object: change.object, keyPath: change.keyPath, oldValue: change.oldValue,

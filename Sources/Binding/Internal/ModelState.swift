@@ -40,12 +40,16 @@ final class _ModelState: Sendable {
   ///
   /// Returns `false` (and adds nothing) if the object announced its deletion.
   func add(_ record: _Record) -> Bool {
-    _state.withLock { state in
-      guard !state.isDeleted else { return false }
-      state.records.removeAll { !$0.isActive }
+    let (added, obsolete) = _state.withLock { state -> (Bool, [_Record]) in
+      guard !state.isDeleted else { return (false, []) }
+      // Registrations whose target died are released here at the latest.
+      let obsolete = state.records.filter(\.isObsolete)
+      state.records.removeAll(where: \.isObsolete)
       state.records.append(record)
-      return true
+      return (true, obsolete)
     }
+    for record in obsolete { record.cancel() }
+    return added
   }
 
   /// Adds an "any property" registration, dropping the ones that have ended.

@@ -8,6 +8,8 @@ final class _Lifetime: Sendable {
   let _active = Atomic<Bool>(true)
   private let _attachments = _Locked<[_SlotEntry]>([])
   private let _onEnd = _Locked<(@Sendable () -> Void)?>(nil)
+  /// Drops the registration's references to the slots it read (which point back to it).
+  private let _cleanup = _Locked<(() -> Void)?>(nil)
 
   @inlinable
   var isActive: Bool { _active.load(ordering: .acquiring) }
@@ -23,6 +25,11 @@ final class _Lifetime: Sendable {
       return entries
     }
     for entry in entries { entry.deactivate() }
+    _cleanup.withLock { cleanup in
+      let action = cleanup
+      cleanup = nil
+      return action
+    }?()
     _onEnd.withLock { onEnd in
       let action = onEnd
       onEnd = nil
@@ -38,6 +45,12 @@ final class _Lifetime: Sendable {
       return false
     }
     if runNow { action() }
+  }
+
+  /// Sets what drops the registration's references to slots when it ends.
+  @usableFromInline
+  func setCleanup(_ cleanup: @escaping () -> Void) {
+    _cleanup.withLock { $0 = cleanup }
   }
 
   /// Records entries added to slots, or deactivates them at once if the registration ended.
@@ -74,12 +87,21 @@ class _Record {
   final let targetID: ObjectIdentifier?
   /// The key paths as registered, for `removeTarget(_:for:)`.
   final let keyPaths: [AnyKeyPath]
+  /// The target, weakly, so that a registration whose target died can be swept.
+  final let target: _WeakBox<AnyObject>?
 
   @usableFromInline
-  init(targetID: ObjectIdentifier?, keyPaths: [AnyKeyPath]) {
-    self.targetID = targetID
+  init(target: AnyObject?, keyPaths: [AnyKeyPath]) {
+    self.targetID = target.map(ObjectIdentifier.init)
+    self.target = target.map(_WeakBox.init)
     self.keyPaths = keyPaths
+    _liveRecords.add(1, ordering: .relaxed)
   }
+
+  deinit { _liveRecords.subtract(1, ordering: .relaxed) }
+
+  /// Whether the registration is over: cancelled, or its target was deallocated.
+  final var isObsolete: Bool { !isActive || (target != nil && target?.value == nil) }
 
   @inlinable
   final var isActive: Bool { lifetime.isActive }
@@ -90,6 +112,9 @@ class _Record {
 
   /// Delivers the deletion of the observed object (the registration is cancelled right after).
   func deliverDeletion(of object: AnyObject) {}
+
+  /// The slots the registration read last (for messages).
+  var readSlots: [_AnySlot] { [] }
 }
 
 /// A registration of one key path of one root object.
@@ -133,10 +158,8 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
   @usableFromInline
   @exclusivity(unchecked)
   var _singleValue: Value?
-  @usableFromInline
-  @exclusivity(unchecked)
-  var _singleRead: _Read?
-  /// `_singleRead`'s slot, unretained for the hot path (the slot is alive whenever it notifies).
+  /// The slot of the one property read in single-property mode, unretained for the hot path
+  /// (`_state` owns the read; the slot is alive whenever it notifies).
   @usableFromInline
   @exclusivity(unchecked)
   var _singleSlot: Unmanaged<_AnySlot>?
@@ -156,7 +179,7 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
   @inlinable
   init(
     root: Root, path: KeyPath<Root, Value>, read: @escaping (Root) -> Value,
-    options: ObservationOptions, targetID: ObjectIdentifier?,
+    options: ObservationOptions, target: AnyObject?,
     dispatch: @escaping (KeyPathChange<Root, Value>) -> Bool
   ) {
     self.rootID = ObjectIdentifier(root)
@@ -165,7 +188,7 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
     self.options = options
     self.isEqual = _equality(of: Value.self)
     self.dispatch = dispatch
-    super.init(targetID: targetID, keyPaths: [path])
+    super.init(target: target, keyPaths: [path])
   }
 
   /// Resolves the key path, attaches to what it reads, and registers with the root.
@@ -183,12 +206,14 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
     if reads.count == 1 && reads[0].slot.isOwned(by: root) {
       _single = true
       _singleValue = value
-      _singleRead = reads[0]
       _singleSlot = Unmanaged.passUnretained(reads[0].slot)
-    } else {
-      if slots.contains(where: { !$0.isOwned(by: root) }) { _keepWeakRoot(root) }
-      _state.withLock { $0 = _Evaluation(value: value, reads: reads) }
+    } else if slots.contains(where: { !$0.isOwned(by: root) }) {
+      _keepWeakRoot(root)
     }
+    _state.withLock { $0 = _Evaluation(value: value, reads: reads) }
+    // The slots hold this registration (through its entries); dropping them when it ends
+    // breaks the cycle.
+    lifetime.setCleanup { [self] in _state.withLock { $0 = nil } }
     lifetime.attach(reads.map(\.entry))
     guard _finish(root) else {
       cancel()
@@ -208,13 +233,48 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
     return entry
   }
 
-  /// Re-evaluates after a property the key path read changed.
+  /// Re-evaluates after a property the key path read changed (at once, or at the end of the
+  /// coalesced transaction for coalesced registrations).
   @inlinable
   func propertyDidChange(_ owner: AnyObject) -> Bool {
     guard isActive else { return false }
+    let root: Root
+    if _single || ObjectIdentifier(owner) == rootID {
+      // `owner` is the root itself (in single-property mode only the root's slot holds this
+      // registration's entry; otherwise the identities match): alive, in its own setter.
+      root = unsafeDowncast(owner, to: Root.self)
+    } else if let alive = _aliveRoot() {
+      root = alive
+    } else {
+      cancel()
+      return false
+    }
+    if options.contains(.coalesced), let scope = _openCoalescingScope() {
+      // Evaluated once at the end: the old value is the last one delivered, the new one is
+      // read then, which is the first old value and the last new value.
+      scope.enqueue(self, root: root) { [self] in _ = self.evaluateAndDeliver(root) }
+      return true
+    }
+    return evaluateAndDeliver(root)
+  }
+
+  /// Evaluates the key path and delivers the change if the value changed.
+  @inlinable
+  func evaluateAndDeliver(_ root: Root) -> Bool {
+    guard isActive else { return false }
+    guard let (oldValue, value) = evaluate(root) else { return isActive }
+    if !options.contains(.everySet), let isEqual, isEqual(oldValue, value) { return true }
+    let delivered = dispatch(
+      KeyPathChange(object: root, keyPath: path, oldValue: oldValue, newValue: value))
+    if !delivered { cancel() }
+    return delivered
+  }
+
+  /// Evaluates the key path with tracking, re-attaching if it reads something else now, and
+  /// returns the previous and the new value.
+  @inlinable
+  func evaluate(_ root: Root) -> (Value, Value)? {
     if _single {
-      // Only the root's slot holds this registration's entry in this mode.
-      let root = unsafeDowncast(owner, to: Root.self)
       var value: Value?
       let read = self.read
       if let slot = _singleSlot,
@@ -222,20 +282,9 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
         let value, let oldValue = _singleValue
       {
         _singleValue = value
-        if !options.contains(.everySet), let isEqual, isEqual(oldValue, value) { return true }
-        return deliver(root, oldValue, value)
+        return (oldValue, value)
       }
       _leaveSingleMode(root)
-    }
-    let root: Root
-    if ObjectIdentifier(owner) == rootID {
-      // `owner` is the root itself (same identity, alive: it is running its own setter).
-      root = unsafeDowncast(owner, to: Root.self)
-    } else if let alive = _aliveRoot() {
-      root = alive
-    } else {
-      cancel()
-      return false
     }
     // Common case: the key path read the same properties as last time.
     let reads = _state.withLock { $0?.reads } ?? []
@@ -246,9 +295,7 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
         defer { state!.value = value }
         return state!.value
       }
-      guard let oldValue else { return false }
-      if !options.contains(.everySet), let isEqual, isEqual(oldValue, value) { return true }
-      return deliver(root, oldValue, value)
+      return oldValue.map { ($0, value) }
     }
     // It reads something else now (a replaced intermediate, another branch): re-attach.
     let (newValue, slots) = _AccessRecorder.track { read(root) }
@@ -256,21 +303,19 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
       guard let current = state else { return nil }
       return (current.value, current.reads)
     }
-    guard let (oldValue, oldReads) = previous else { return false }
+    guard let (oldValue, oldReads) = previous else { return nil }
     retarget(root, oldReads, to: slots, value: newValue)
-    if !options.contains(.everySet), let isEqual, isEqual(oldValue, newValue) { return true }
-    return deliver(root, oldValue, newValue)
+    return (oldValue, newValue)
   }
 
   /// Moves the single-property state under the lock (the path now reads more than that).
   @inlinable
   func _leaveSingleMode(_ root: Root) {
-    guard _single, let value = _singleValue, let read = _singleRead else { return }
+    guard _single, let value = _singleValue else { return }
     _single = false
     _singleValue = nil
-    _singleRead = nil
     _singleSlot = nil
-    _state.withLock { $0 = _Evaluation(value: value, reads: [read]) }
+    _state.withLock { $0?.value = value }
   }
 
   /// Moves the registration's entries to the slots the last evaluation read.
@@ -288,19 +333,6 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
     if slots.contains(where: { !$0.isOwned(by: root) }) { _keepWeakRoot(root) }
     lifetime.replaceAttachments(keeping: kept.map(\.entry), adding: added.map(\.entry))
     _state.withLock { $0 = _Evaluation(value: value, reads: kept + added) }
-  }
-
-  /// Delivers a change now, or defers it to the end of the coalesced transaction.
-  @inlinable
-  func deliver(_ root: Root, _ old: Value, _ new: Value) -> Bool {
-    if options.contains(.coalesced), let scope = _openCoalescingScope() {
-      scope.enqueue(self, object: root, old: old, new: new)
-      return true
-    }
-    let delivered = dispatch(
-      KeyPathChange(object: root, keyPath: path, oldValue: old, newValue: new))
-    if !delivered { cancel() }
-    return delivered
   }
 
   /// Keeps a weak reference to the root, for re-evaluations triggered by other objects.
@@ -327,6 +359,10 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
     root.observation.state().add(self)
   }
 
+  override var readSlots: [_AnySlot] {
+    _state.withLock { $0?.reads.map(\.slot) ?? [] }
+  }
+
   override func deliverDeletion(of object: AnyObject) {
     guard let value = _single ? _singleValue : _state.withLock({ $0?.value }) else { return }
     // Deletion is announced by the root itself, which is `Root`.
@@ -335,6 +371,13 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
       KeyPathChange(object: root, keyPath: path, oldValue: value, newValue: value, kind: .deletion))
   }
 }
+
+/// The number of registrations alive in the process (for lifetime tests).
+let _liveRecords = Atomic<Int>(0)
+
+/// The number of registrations (observations, targets, bindings) alive in the process: a test
+/// hook for leak checks, not API.
+package var _liveRegistrationCount: Int { _liveRecords.load(ordering: .relaxed) }
 
 /// One property a key path read, and the entry the registration put in its slot.
 @usableFromInline
@@ -396,7 +439,7 @@ final class _AnyRecord: _Record {
     self.options = options
     self.changed = changed
     self.deleted = deleted
-    super.init(targetID: nil, keyPaths: [])
+    super.init(target: nil, keyPaths: [])
   }
 
   func propertyDidChange(_ object: AnyObject, _ slot: _AnySlot) {
