@@ -32,14 +32,15 @@ extension ObservableModel {
     _ handler: @escaping (KeyPathChange<Self, Value>) -> Void
   ) -> ObservationToken {
     _observe(
-      keyPath, read: _reader(keyPath), options: options, delivery: delivery,
-      isolation: isolation, handler)
+      keyPath, read: _reader(keyPath), isEqual: _equality(of: Value.self), options: options,
+      delivery: delivery, isolation: isolation, handler)
   }
 
   @inlinable
   func _observe<Value>(
     _ keyPath: KeyPath<Self, Value>,
     read: @escaping (Self) -> Value,
+    isEqual: ((Value, Value) -> Bool)?,
     options: ObservationOptions,
     delivery: ObservationDelivery,
     isolation: (any Actor)?,
@@ -47,7 +48,7 @@ extension ObservableModel {
   ) -> ObservationToken {
     let dispatch = _handlerDispatch(_Route(delivery, isolation: isolation), handler)
     let record = _register(
-      keyPath, read: read, options: options, target: nil, dispatch: dispatch)
+      keyPath, read: read, options: options, target: nil, isEqual: isEqual, dispatch: dispatch)
     return ObservationToken(record.map { [$0] } ?? [])
   }
 
@@ -80,8 +81,8 @@ extension ObservableModel {
     _ action: @escaping (Target, KeyPathChange<Self, Value>) -> Void
   ) {
     _addTarget(
-      target, for: keyPath, read: _reader(keyPath), options: options, delivery: delivery,
-      isolation: isolation, action)
+      target, for: keyPath, read: _reader(keyPath), isEqual: _equality(of: Value.self),
+      options: options, delivery: delivery, isolation: isolation, action)
   }
 
   @inlinable
@@ -89,13 +90,16 @@ extension ObservableModel {
     _ target: Target,
     for keyPath: KeyPath<Self, Value>,
     read: @escaping (Self) -> Value,
+    isEqual: ((Value, Value) -> Bool)?,
     options: ObservationOptions,
     delivery: ObservationDelivery,
     isolation: (any Actor)?,
     _ action: @escaping (Target, KeyPathChange<Self, Value>) -> Void
   ) {
     let dispatch = _targetDispatch(target, _Route(delivery, isolation: isolation), action)
-    _ = _register(keyPath, read: read, options: options, target: target, dispatch: dispatch)
+    _ = _register(
+      keyPath, read: read, options: options, target: target, isEqual: isEqual,
+      dispatch: dispatch)
   }
 
   /// Calls a method of `target` on every change of `keyPath`, like target/action.
@@ -122,8 +126,8 @@ extension ObservableModel {
     isolation: (any Actor)? = #isolation
   ) {
     _addTarget(
-      target, for: keyPath, read: _reader(keyPath), options: options, delivery: delivery,
-      isolation: isolation
+      target, for: keyPath, read: _reader(keyPath), isEqual: _equality(of: Value.self),
+      options: options, delivery: delivery, isolation: isolation
     ) { target, change in action(target)(change) }
   }
 
@@ -304,11 +308,12 @@ extension ObservableModel {
     read: @escaping (Self) -> Value,
     options: ObservationOptions,
     target: AnyObject?,
+    isEqual: ((Value, Value) -> Bool)? = _equality(of: Value.self),
     dispatch: @escaping (KeyPathChange<Self, Value>) -> Bool
   ) -> _KeyPathRecord<Self, Value>? {
     let record = _KeyPathRecord(
       root: self, path: keyPath, read: read, options: options, target: target,
-      dispatch: dispatch)
+      isEqual: isEqual, dispatch: dispatch)
     guard let value = record.start(self) else { return nil }
     if options.contains(.initial) {
       _ = dispatch(

@@ -87,8 +87,7 @@ public struct Observed<Value> {
       object[keyPath: storage]._value = newValue
       return
     }
-    var old = newValue
-    swap(&object[keyPath: storage]._value, &old)
+    object[keyPath: storage]._value = newValue
     var slot = object[keyPath: storage]._slot
     if slot == nil {
       // Nobody observes this property; the object's "any property" observers may.
@@ -96,7 +95,9 @@ public struct Observed<Value> {
       if slot == nil { return }
       object[keyPath: storage]._slot = slot
     }
-    _didSet(object, slot: slot.unsafelyUnwrapped, state: state, old: old, new: newValue)
+    // Observers re-read what they observe (a key path may transform or combine properties),
+    // so only the fact of the change is passed on.
+    _didSet(object, slot: slot.unsafelyUnwrapped, state: state)
   }
 }
 

@@ -9,8 +9,9 @@ let quick = CommandLine.arguments.contains("--quick")
 if CommandLine.arguments.contains("--profile-target") {
   let model = Observed3()
   let sink = Sink()
-  addSyncTarget(model, sink)
+  let token = addSyncObserver(model, sink)
   setObserved(model, 20_000_000)
+  blackHole(token)
   print(sink.total)
   exit(0)
 }

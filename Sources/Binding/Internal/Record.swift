@@ -179,14 +179,14 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
   @inlinable
   init(
     root: Root, path: KeyPath<Root, Value>, read: @escaping (Root) -> Value,
-    options: ObservationOptions, target: AnyObject?,
+    options: ObservationOptions, target: AnyObject?, isEqual: ((Value, Value) -> Bool)?,
     dispatch: @escaping (KeyPathChange<Root, Value>) -> Bool
   ) {
     self.rootID = ObjectIdentifier(root)
     self.path = path
     self.read = read
     self.options = options
-    self.isEqual = _equality(of: Value.self)
+    self.isEqual = isEqual
     self.dispatch = dispatch
     super.init(target: target, keyPaths: [path])
   }

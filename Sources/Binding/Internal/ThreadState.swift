@@ -18,8 +18,16 @@ final class _ThreadState {
   /// the recorder is owned by `recorders`, and reading it on every tracked read must not
   /// retain).
   @exclusivity(unchecked) var recorder: Unmanaged<_AccessRecorder>?
-  /// The recorders of this thread, one per nesting level of tracking, reused.
+  /// The recorder of the outermost tracking on this thread (owned by `primaryOwner`).
+  let primaryRecorder: Unmanaged<_AccessRecorder>
+  private let primaryOwner: _AccessRecorder
+  /// The recorders of nested trackings on this thread, one per level, reused.
   @exclusivity(unchecked) var recorders: [_AccessRecorder] = []
+
+  init() {
+    primaryOwner = _AccessRecorder()
+    primaryRecorder = Unmanaged.passUnretained(primaryOwner)
+  }
   /// How many recorders are in use (the nesting depth of tracking).
   @exclusivity(unchecked) var depth = 0
   /// The coalescing scope open on this thread, if any.

@@ -122,9 +122,14 @@ final class _AccessRecorder {
   private static func _withRecorder<R>(_ body: (_AccessRecorder) -> R) -> R {
     _ThreadState.currentUnmanaged._withUnsafeGuaranteedRef { thread in
       let previous = thread.recorder
-      if thread.depth == thread.recorders.count { thread.recorders.append(_AccessRecorder()) }
-      // The thread state owns its recorders; this one stays in `recorders` while in use.
-      let recorder = Unmanaged.passUnretained(thread.recorders[thread.depth])
+      let recorder: Unmanaged<_AccessRecorder>
+      if thread.depth == 0 {
+        recorder = thread.primaryRecorder
+      } else {
+        if thread.depth > thread.recorders.count { thread.recorders.append(_AccessRecorder()) }
+        // The thread state owns its recorders; this one stays in `recorders` while in use.
+        recorder = Unmanaged.passUnretained(thread.recorders[thread.depth - 1])
+      }
       thread.depth += 1
       thread.recorder = recorder
       _trackingThreads.add(1, ordering: .relaxed)
@@ -192,12 +197,11 @@ func _slotForUnobservedSet<Root: ObservableModel, Value>(
 /// Notifies the observers of a property after an observed set.
 @usableFromInline
 @inline(never)
-func _didSet<Value>(
-  _ owner: AnyObject, slot rawSlot: UnsafeMutableRawPointer, state stateAddress: UInt,
-  old: Value, new: Value
+func _didSet(
+  _ owner: AnyObject, slot rawSlot: UnsafeMutableRawPointer, state stateAddress: UInt
 ) {
   // The object owns its slots and its state, and is alive during its own setter.
-  let slot = Unmanaged<_PropertySlot<Value>>.fromOpaque(rawSlot)
+  let slot = Unmanaged<_AnySlot>.fromOpaque(rawSlot)
   slot._withUnsafeGuaranteedRef { slot in
     // Registrations compare the values they read themselves (a property can change without
     // changing the value of a key path that reads it), so the slot does not.
