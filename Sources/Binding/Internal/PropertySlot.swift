@@ -8,15 +8,12 @@ import Synchronization
 @usableFromInline
 final class _SlotEntry {
   private let _live = Atomic<Bool>(true)
-  /// Whether the entry hears writes that store an equal value.
-  let everySet: Bool
   /// Runs after the property changed, with the object that owns the property; returns `false`
   /// when the observer is gone for good (its target or root died).
   let fire: (AnyObject) -> Bool
 
   @usableFromInline
-  init(everySet: Bool, fire: @escaping (AnyObject) -> Bool) {
-    self.everySet = everySet
+  init(fire: @escaping (AnyObject) -> Bool) {
     self.fire = fire
   }
 
@@ -38,7 +35,7 @@ final class _SlotEntry {
 ///   property, which the model's threading contract serialises (like any write of a stored
 ///   property). Other threads only flip an entry's atomic liveness flag.
 @usableFromInline
-class _AnySlot {
+final class _AnySlot {
   @exclusivity(unchecked) private var entries: UnsafeMutablePointer<Unmanaged<_SlotEntry>>
   @exclusivity(unchecked) private var count = 0
   @exclusivity(unchecked) private var capacity: Int
@@ -63,7 +60,7 @@ class _AnySlot {
 
   /// Adds an entry; it hears changes made after this call.
   @usableFromInline
-  final func append(_ entry: _SlotEntry) {
+  func append(_ entry: _SlotEntry) {
     if depth == 0 && needsCompaction { compact() }
     if count == capacity {
       let newCapacity = capacity * 2
@@ -82,10 +79,8 @@ class _AnySlot {
   /// Entries added by a callback during this walk hear only later changes; entries cancelled
   /// during it are skipped from then on; nothing is unlinked until the outermost walk ends.
   ///
-  /// - Parameters:
-  ///   - owner: The object that owns the property.
-  ///   - unchanged: Whether the write stored a value equal to the old one.
-  final func notify(_ owner: AnyObject, unchanged: Bool) {
+  /// - Parameter owner: The object that owns the property.
+  func notify(_ owner: AnyObject) {
     depth += 1
     let end = count
     var index = 0
@@ -95,7 +90,6 @@ class _AnySlot {
           needsCompaction = true
           return
         }
-        if unchanged && !entry.everySet { return }
         if !entry.fire(owner) {
           entry.deactivate()
           needsCompaction = true
@@ -124,14 +118,14 @@ class _AnySlot {
   }
 
   /// Deactivates every entry (the object announced its deletion).
-  final func deactivateAll() {
+  func deactivateAll() {
     for index in 0..<count { entries[index]._withUnsafeGuaranteedRef { $0.deactivate() } }
     needsCompaction = count > 0
   }
 
   /// The property's name (`name` for `@Observed var name`), found by reflecting `owner` (the
   /// object that owns the property) on first use.
-  final func name(in owner: AnyObject) -> String {
+  func name(in owner: AnyObject) -> String {
     if let _name { return _name }
     var mirror: Mirror? = Mirror(reflecting: owner)
     while let current = mirror {
@@ -149,22 +143,11 @@ class _AnySlot {
     return "?"
   }
 
-  final var address: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+  var address: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
 
   /// Whether the slot's property belongs to `object`.
   @usableFromInline
-  final func isOwned(by object: AnyObject) -> Bool { ownerID == ObjectIdentifier(object) }
-}
-
-/// A slot that knows how to compare values of its property.
-final class _PropertySlot<Value>: _AnySlot {
-  /// Equality of the value type, when it is `Equatable`.
-  let isEqual: ((Value, Value) -> Bool)?
-
-  override init(owner: AnyObject) {
-    isEqual = _equality(of: Value.self)
-    super.init(owner: owner)
-  }
+  func isOwned(by object: AnyObject) -> Bool { ownerID == ObjectIdentifier(object) }
 }
 
 /// Lets reflection find which stored property holds a slot.

@@ -226,7 +226,7 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
   func attach(to slot: _AnySlot) -> _SlotEntry {
     // The entry keeps the registration alive while it sits in the slot; `cancel()` breaks
     // the cycle (it deactivates the entry, which the slot then unlinks).
-    let entry = _SlotEntry(everySet: options.contains(.everySet)) { owner in
+    let entry = _SlotEntry { owner in
       self.propertyDidChange(owner)
     }
     slot.append(entry)

@@ -176,7 +176,7 @@ func _makeSlot<Root: ObservableModel, Value>(
 ) -> UnsafeMutableRawPointer? {
   let state = object.observation.state()
   guard !state.isDeleted else { return nil }
-  let slot = _PropertySlot<Value>(owner: object)
+  let slot = _AnySlot(owner: object)
   state.adopt(slot: slot)
   return Unmanaged.passUnretained(slot).toOpaque()
 }
@@ -205,7 +205,7 @@ func _didSet(
   slot._withUnsafeGuaranteedRef { slot in
     // Registrations compare the values they read themselves (a property can change without
     // changing the value of a key path that reads it), so the slot does not.
-    slot.notify(owner, unchanged: false)
+    slot.notify(owner)
     let state = Unmanaged<_ModelState>.fromOpaque(UnsafeRawPointer(bitPattern: stateAddress)!)
     state._withUnsafeGuaranteedRef { state in
       if state._hasAnyRecords.load(ordering: .acquiring) {
