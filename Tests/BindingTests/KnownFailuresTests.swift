@@ -37,3 +37,106 @@ extension KnownFailuresTests {
     #expect(message.contains("name"))
   }
 }
+
+// MARK: - Lifetime
+
+/// design.md §4 Lifetime: "a registration retains neither side"; when the target dies "its
+/// registrations are released (at the latest by the next change or registration on that
+/// object)"; when the observed object dies "everything observing it ends".
+///
+/// Every key-path registration (`observe`, `addTarget`, `bind`, `changes(for:)`) is kept alive
+/// forever by a reference cycle: `_KeyPathRecord._state` holds the `_Read`s of its last
+/// evaluation, each `_Read` holds its `_SlotEntry`, and the entry's `fire` closure holds the
+/// record. `cancel()` deactivates the entries but clears neither side, so the record, its slots
+/// and its handler (with everything the handler captures) leak even after the observed object
+/// is deallocated. (`observeEvents` registrations are released: they have no reads.)
+extension KnownFailuresTests {
+  /// Expected: the handler's captures are released when the observed object dies
+  /// (`tracker.live == 0`). Actual: `tracker.live == 1`.
+  @Test func keyPathRegistrationIsReleasedWithTheObservedObject() {
+    let tracker = LifetimeTracker()
+    var token: ObservationToken?
+    do {
+      let user = User()
+      let payload = Probe(tracker: tracker)
+      token = user.observe(\.age) { _ in payload.refresh() }
+    }
+    #expect(token?.isActive == false)
+    #expect(tracker.live == 0)
+  }
+
+  /// Expected: a target registration's action (and its captures) is released when the observed
+  /// object dies (`tracker.live == 0`). Actual: `tracker.live == 1`.
+  @Test func targetRegistrationIsReleasedWithTheObservedObject() {
+    let tracker = LifetimeTracker()
+    let target = Probe()
+    do {
+      let user = User()
+      let payload = Probe(tracker: tracker)
+      user.addTarget(target, for: \.name) { _, _ in payload.refresh() }
+    }
+    #expect(tracker.live == 0)
+  }
+
+  /// Expected: a cancelled token's handler is released once the object has changed and seen a
+  /// new registration (`tracker.live == 0`). Actual: `tracker.live == 1`.
+  @Test func cancelledTokenReleasesItsHandler() {
+    let tracker = LifetimeTracker()
+    let user = User()
+    do {
+      let payload = Probe(tracker: tracker)
+      let token = user.observe(\.name) { _ in payload.refresh() }
+      token.cancel()
+    }
+    user.name = "a"
+    let other = user.observe(\.age) { _ in }
+    #expect(tracker.live == 0)
+    other.cancel()
+  }
+
+  /// Expected: after the target died and the observed property changed once, the action's
+  /// captures are released (`tracker.live == 0`). Actual: `tracker.live == 1`.
+  @Test func deadTargetRegistrationIsReleasedByTheNextChange() {
+    let tracker = LifetimeTracker()
+    let user = User()
+    do {
+      let payload = Probe(tracker: tracker)
+      let target = Probe()
+      user.addTarget(target, for: \.name) { _, _ in payload.refresh() }
+    }
+    user.name = "a"
+    #expect(tracker.live == 0)
+  }
+
+  /// Expected: after the target died, the next registration on the object releases the dead
+  /// target's registration (`tracker.live == 0`). Actual: `tracker.live == 1` (besides the
+  /// cycle above, a registration only learns that its target died when a change reaches it).
+  @Test func deadTargetRegistrationIsReleasedByTheNextRegistration() {
+    let tracker = LifetimeTracker()
+    let user = User()
+    do {
+      let payload = Probe(tracker: tracker)
+      let target = Probe()
+      user.addTarget(target, for: \.name) { _, _ in payload.refresh() }
+    }
+    let token = user.observe(\.age) { _ in }
+    #expect(tracker.live == 0)
+    token.cancel()
+  }
+
+  /// Expected: a binding's transform (and its captures) is released when the source dies
+  /// (`tracker.live == 0`). Actual: `tracker.live == 1`.
+  @Test func bindingIsReleasedWithItsSource() {
+    let tracker = LifetimeTracker()
+    let field = TextField()
+    do {
+      let user = User()
+      let payload = Probe(tracker: tracker)
+      field.bind(\.text, to: user, \.name) { name in
+        payload.refresh()
+        return name
+      }
+    }
+    #expect(tracker.live == 0)
+  }
+}

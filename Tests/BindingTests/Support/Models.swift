@@ -28,6 +28,8 @@ final class User: ObservableModel {
   @Observed var age = 0
   @Observed var address: Address?
   @Observed var blob = Blob(number: 0)
+  /// Tokens the model keeps for observations of itself.
+  var tokens: [ObservationToken] = []
   /// Not observable: reading only this is a misuse.
   var plain = 0
   let lease: LifetimeTracker.Lease?
@@ -62,6 +64,7 @@ final class Note: Document, ObservableModel {
 final class Probe {
   var log: [String] = []
   var refreshCount = 0
+  var tokens: [ObservationToken] = []
   let lease: LifetimeTracker.Lease?
 
   init(tracker: LifetimeTracker? = nil) { self.lease = tracker?.lease() }
