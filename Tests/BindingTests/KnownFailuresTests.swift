@@ -140,3 +140,48 @@ extension KnownFailuresTests {
     #expect(tracker.live == 0)
   }
 }
+
+// MARK: - Deletion inside a coalesced block
+
+extension KnownFailuresTests {
+  /// design.md §4 Deletion: "Everything observing it hears a deletion event"; Coalescing.swift
+  /// documents "(deletion events first)".
+  /// Expected: a `.coalesced` `observeEvents` registration hears `.deleted` when the model
+  /// announces its deletion inside `coalesce { }`: `heard == ["deleted"]`.
+  /// Actual: `heard == []`: `announceDeletion()` enqueues the deletion in the open scope, then
+  /// cancels the registration at once, and the flush skips inactive registrations.
+  @Test func coalescedObserveEventsHearsADeletionInsideABlock() {
+    let user = User()
+    var heard: [String] = []
+    let token = user.observeEvents(options: .coalesced) { event in
+      switch event {
+      case .updated: heard.append("updated")
+      case .deleted: heard.append("deleted")
+      }
+    }
+    coalesce { user.announceDeletion() }
+    #expect(heard == ["deleted"])
+    token.cancel()
+  }
+
+  /// Expected: deletion events come first in the flush: `["deleted", "updated"]`.
+  /// Actual: `["updated"]` (the deletion is lost, as above).
+  @Test func coalescedDeletionEventsAreDeliveredFirst() {
+    let kept = User()
+    let deleted = User()
+    var heard: [String] = []
+    let first = kept.observeEvents(options: .coalesced) { event in
+      if case .updated = event { heard.append("updated") }
+    }
+    let second = deleted.observeEvents(options: .coalesced) { event in
+      if case .deleted = event { heard.append("deleted") }
+    }
+    coalesce {
+      kept.age = 1
+      deleted.announceDeletion()
+    }
+    #expect(heard == ["deleted", "updated"])
+    first.cancel()
+    second.cancel()
+  }
+}
