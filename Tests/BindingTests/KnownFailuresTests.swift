@@ -185,3 +185,59 @@ extension KnownFailuresTests {
     second.cancel()
   }
 }
+
+// MARK: - Main-actor delivery on Linux
+
+/// design.md §4: main-actor targets get main-actor delivery, "synchronous when the change
+/// happens on the main thread". A change made on the main actor must be delivered before the
+/// next line runs.
+///
+/// `_Mailbox.runOnMain` decides with `Thread.isMainThread`, which is `false` on the main actor
+/// under `swift test` on Linux: there, async `main` calls `dispatch_main()`, and the main queue
+/// (the main actor's executor) is drained by a dispatch thread, not the process's first thread.
+/// So every main-actor delivery is queued with `DispatchQueue.main.async` and arrives later. (A
+/// check of the main queue, e.g. a `DispatchSpecificKey` set on `DispatchQueue.main`, works on
+/// both platforms.)
+extension KnownFailuresTests {
+  /// Expected: `controller.title == "Ada"` right after `user.name = "Ada"`. Actual: `""`.
+  @MainActor
+  @Test func mainActorTargetHearsSynchronouslyOnTheMainActor() {
+    let user = User()
+    let controller = ProfileViewController()
+    user.addTarget(controller, for: \.name) { controller, change in
+      controller.title = change.newValue
+    }
+    user.name = "Ada"
+    #expect(controller.title == "Ada")
+  }
+
+  /// Expected: the method runs before the next line. Actual: `controller.titles == []`.
+  @MainActor
+  @Test func mainActorMethodReferenceTargetHearsSynchronously() {
+    let user = User()
+    let controller = ProfileViewController()
+    user.addTarget(controller, action: ProfileViewController.nameChanged, for: \.name)
+    user.name = "Ada"
+    #expect(controller.titles == ["Ada"])
+  }
+
+  /// Expected: `.initial` calls the method during registration: `refreshCount == 1`.
+  /// Actual: `0` (queued to the main queue).
+  @MainActor
+  @Test func mainActorInitialDeliveryIsSynchronous() {
+    let user = User()
+    let controller = ProfileViewController()
+    user.addTarget(controller, action: ProfileViewController.refresh, for: [\.name], options: .initial)
+    #expect(controller.refreshCount == 1)
+  }
+
+  /// Expected: `label.text == "Grace"` right after `user.name = "Grace"`. Actual: `"Ada"`.
+  @MainActor
+  @Test func mainActorReceiverIsSetSynchronouslyOnTheMainActor() {
+    let user = User(name: "Ada")
+    let label = Label()
+    label.bind(\.text, to: user, \.name)
+    user.name = "Grace"
+    #expect(label.text == "Grace")
+  }
+}
