@@ -95,7 +95,9 @@ extension InteropTests {
     #expect(three != Observed(wrappedValue: 4))
     #expect(three.hashValue == Observed(wrappedValue: 3).hashValue)
     #expect(three.hashValue == 3.hashValue)
-    let set: Set = [Observed(wrappedValue: "a"), Observed(wrappedValue: "a"), Observed(wrappedValue: "b")]
+    let set: Set = [
+      Observed(wrappedValue: "a"), Observed(wrappedValue: "a"), Observed(wrappedValue: "b"),
+    ]
     #expect(set.count == 2)
   }
 

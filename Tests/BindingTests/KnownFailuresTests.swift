@@ -227,7 +227,8 @@ extension KnownFailuresTests {
   @Test func mainActorInitialDeliveryIsSynchronous() {
     let user = User()
     let controller = ProfileViewController()
-    user.addTarget(controller, action: ProfileViewController.refresh, for: [\.name], options: .initial)
+    user.addTarget(
+      controller, action: ProfileViewController.refresh, for: [\.name], options: .initial)
     #expect(controller.refreshCount == 1)
   }
 

@@ -1,5 +1,4 @@
 import Binding
-import Synchronization
 import Testing
 
 /// Many threads registering, cancelling, mutating their own objects, deallocating targets and
@@ -66,7 +65,7 @@ private struct Report: Sendable {
 }
 
 /// Tokens handed between threads (cancelled or dropped by whichever thread takes them).
-private let graveyard = Mutex<[ObservationToken]>([])
+private let graveyard = TSanVisibleLock<[ObservationToken]>([])
 
 private func runWorker(seed: UInt64, tracker: LifetimeTracker) -> Report {
   var rng = SplitMix64(state: seed)
@@ -137,7 +136,8 @@ private func runWorker(seed: UInt64, tracker: LifetimeTracker) -> Report {
         Registration(model: modelID, tally: tally, token: nil, target: ObjectIdentifier(target)))
     case 26..<30:  // deallocate a target
       guard !targets.isEmpty else { continue }
-      let dying = ObjectIdentifier(targets.remove(at: Int.random(in: 0..<targets.count, using: &rng)))
+      let index = Int.random(in: 0..<targets.count, using: &rng)
+      let dying = ObjectIdentifier(targets.remove(at: index))
       end { $0.target == dying }
       registrations.removeAll { $0.target == dying }
     case 30..<38:  // cancel a token on this thread

@@ -136,7 +136,8 @@ extension TargetTests {
   @Test func noArgumentMethodWithInitialIsCalledOnceNotOncePerKeyPath() {
     let user = User()
     let probe = Probe()
-    user.addTarget(probe, action: Probe.refresh, for: [\.name, \.age, \.nickname], options: .initial)
+    user.addTarget(
+      probe, action: Probe.refresh, for: [\.name, \.age, \.nickname], options: .initial)
     #expect(probe.refreshCount == 1)
     user.age = 1
     #expect(probe.refreshCount == 2)

@@ -1,11 +1,10 @@
-import Synchronization
 import Testing
 
 /// Counts live instances of the objects that hold one of its leases, so a test can fail when
 /// observers, targets, receivers or models outlive their scope (after swift-collections'
 /// `LifetimeTracked`).
 final class LifetimeTracker: Sendable {
-  private let counts = Mutex<(live: Int, created: Int)>((0, 0))
+  private let counts = TSanVisibleLock<(live: Int, created: Int)>((0, 0))
 
   /// The number of leased objects still alive.
   var live: Int { counts.withLock { $0.live } }
