@@ -1,0 +1,236 @@
+import Binding
+import Foundation
+import Testing
+
+/// `coalesce { }` and `.coalesced` registrations.
+@Suite struct CoalescingTests {}
+
+private struct Failure: Error {}
+
+extension CoalescingTests {
+  @Test func optedInRegistrationHearsOnceWithFirstOldAndLastNew() throws {
+    let user = User(name: "Charles")
+    var changes: [KeyPathChange<User, String>] = []
+    let token = user.observe(\.name, options: .coalesced) { changes.append($0) }
+    coalesce {
+      user.name = "Ada"
+      user.name = "Ada Lovelace"
+      #expect(changes.isEmpty)
+    }
+    #expect(changes.count == 1)
+    let change = try #require(changes.first)
+    #expect(change.oldValue == "Charles")
+    #expect(change.newValue == "Ada Lovelace")
+    #expect(change.kind == .change)
+    #expect(change.object === user)
+    token.cancel()
+  }
+
+  @Test func registrationsWithoutTheOptionHearEachChangeAtOnce() {
+    let user = User()
+    var immediate: [String] = []
+    let token = user.observe(\.name) { immediate.append($0.newValue) }
+    coalesce {
+      user.name = "a"
+      #expect(immediate == ["a"])
+      user.name = "b"
+      #expect(immediate == ["a", "b"])
+    }
+    #expect(immediate == ["a", "b"])
+    token.cancel()
+  }
+
+  @Test func bindingsAreNeverDeferred() {
+    let user = User()
+    let field = TextField()
+    field.bind(\.text, to: user, \.name)
+    coalesce {
+      user.name = "Ada"
+      #expect(field.text == "Ada")
+      user.name = "Grace"
+      #expect(field.text == "Grace")
+    }
+    #expect(field.textSets == 2)
+  }
+
+  @Test func deliveriesFollowTheOrderOfFirstChange() {
+    let user = User()
+    let probe = Probe()
+    user.addTarget(probe, action: Probe.nameChanged, for: \.name, options: .coalesced)
+    user.addTarget(probe, action: Probe.ageChanged, for: \.age, options: .coalesced)
+    coalesce {
+      user.age = 1
+      user.name = "Ada"
+      user.age = 2
+    }
+    #expect(probe.log == ["age:0>2", ">Ada"])
+  }
+
+  @Test func onlyTheOutermostBlockDelivers() {
+    let user = User()
+    var values: [Int] = []
+    let token = user.observe(\.age, options: .coalesced) { values.append($0.newValue) }
+    coalesce {
+      user.age = 1
+      coalesce {
+        user.age = 2
+        coalesce { user.age = 3 }
+        #expect(values.isEmpty)
+      }
+      #expect(values.isEmpty)
+      user.age = 4
+    }
+    #expect(values == [4])
+    token.cancel()
+  }
+
+  @Test func coalesceReturnsTheBodysResult() {
+    let user = User()
+    let result = coalesce { () -> Int in
+      user.age = 5
+      return user.age * 2
+    }
+    #expect(result == 10)
+  }
+
+  @Test func valueChangedBackIsNotDeliveredUnlessEverySet() {
+    let user = User(name: "Ada")
+    var plain: [String] = []
+    var every: [String] = []
+    let first = user.observe(\.name, options: .coalesced) { plain.append($0.newValue) }
+    let second = user.observe(\.name, options: [.coalesced, .everySet]) {
+      every.append("\($0.oldValue)>\($0.newValue)")
+    }
+    coalesce {
+      user.name = "Grace"
+      user.name = "Ada"
+    }
+    #expect(plain.isEmpty)
+    #expect(every == ["Ada>Ada"])
+    first.cancel()
+    second.cancel()
+  }
+
+  @Test func aThrowingBlockDeliversWhatChangedAndRethrows() {
+    let user = User()
+    var values: [String] = []
+    let token = user.observe(\.name, options: .coalesced) { values.append($0.newValue) }
+    #expect(throws: Failure.self) {
+      try coalesce {
+        user.name = "a"
+        user.name = "b"
+        throw Failure()
+      }
+    }
+    #expect(values == ["b"])
+    user.name = "c"  // the block ended: delivered at once
+    #expect(values == ["b", "c"])
+    token.cancel()
+  }
+
+  @Test func changesMadeByCallbacksDuringTheFlushAreDeliveredInFurtherRounds() {
+    let user = User()
+    var heard: [String] = []
+    let probe = Probe()
+    user.addTarget(probe, for: \.name, options: .coalesced) { _, change in
+      heard.append("name \(change.newValue)")
+      change.object.age += 1
+    }
+    user.addTarget(probe, for: \.age, options: .coalesced) { _, change in
+      heard.append("age \(change.newValue)")
+    }
+    let immediate = user.observe(\.age) { heard.append("immediate age \($0.newValue)") }
+    coalesce { user.name = "Ada" }
+    #expect(heard == ["name Ada", "immediate age 1", "age 1"])
+    immediate.cancel()
+  }
+
+  @Test func aChainShorterThanTheLimitSettlesAndLosesNothing() {
+    #expect(maximumCoalescingRounds == 100)
+    let user = User()
+    let probe = Probe()
+    var deliveries: [Int] = []
+    let rounds = maximumCoalescingRounds / 2
+    user.addTarget(probe, for: \.age, options: .coalesced) { _, change in
+      deliveries.append(change.newValue)
+      if change.newValue < rounds { change.object.age += 1 }
+    }
+    coalesce { user.age = 1 }
+    #expect(deliveries == Array(1...rounds))
+    #expect(user.age == rounds)
+  }
+
+  @Test func coalescingIsPerThread() {
+    let user = User()
+    let other = User()
+    var mine: [String] = []
+    var theirs: [String] = []
+    let first = user.observe(\.name, options: .coalesced) { mine.append($0.newValue) }
+    let second = other.observe(\.name, options: .coalesced) { theirs.append($0.newValue) }
+    let handoff = Handoff(other)
+    let done = DispatchSemaphore(value: 0)
+    coalesce {
+      user.name = "here"
+      Thread {
+        handoff.value.name = "there"
+        done.signal()
+      }.start()
+      done.wait()
+      // The other thread's change was not part of this block: already delivered.
+      #expect(theirs == ["there"])
+      #expect(mine.isEmpty)
+    }
+    #expect(mine == ["here"])
+    first.cancel()
+    second.cancel()
+  }
+}
+
+// MARK: - Whole-object events
+
+extension CoalescingTests {
+  @Test func observeEventsHearsOneUpdatePerObjectPerBlock() throws {
+    let user = User()
+    var events: [ModelEvent<User>] = []
+    let token = user.observeEvents(options: .coalesced) { events.append($0) }
+    coalesce {
+      user.name = "Ada"
+      user.age = 36
+      user.name = "Ada Lovelace"
+      #expect(events.isEmpty)
+    }
+    #expect(events.count == 1)
+    guard case .updated(let object, let changes) = try #require(events.first) else {
+      Issue.record("expected .updated")
+      return
+    }
+    #expect(object === user)
+    #expect(changes.count == 2)
+    #expect(changes.names == ["name", "age"])
+    #expect(changes.contains(\.name))
+    #expect(changes.contains(\.age))
+    #expect(!changes.contains(\.nickname))
+    #expect(!changes.contains(\.address?.city))
+    #expect(changes.contains(\.greeting))  // computed: reads `name`
+    token.cancel()
+  }
+
+  @Test func observeEventsOfSeveralObjectsInOneBlock() {
+    let ada = User()
+    let grace = User()
+    let idle = User()
+    var updated: [ObjectIdentifier] = []
+    var tokens: [ObservationToken] = []
+    for user in [ada, grace, idle] {
+      user.observeEvents(options: .coalesced) { updated.append(ObjectIdentifier($0.object)) }
+        .store(in: &tokens)
+    }
+    coalesce {
+      grace.age = 1
+      ada.age = 1
+      grace.name = "Grace"
+      ada.age = 2
+    }
+    #expect(updated == [ObjectIdentifier(grace), ObjectIdentifier(ada)])
+  }
+}

@@ -1,0 +1,165 @@
+import Binding
+import Testing
+
+/// A registration retains neither side (weak references, tracked lifetimes).
+@Suite struct LifetimeTests {}
+
+// MARK: - Target dies first
+
+extension LifetimeTests {
+  @Test func registrationDoesNotRetainTheTarget() {
+    withLifetimeTracking { tracker in
+      let user = User()
+      weak var weakProbe: Probe?
+      do {
+        let probe = Probe(tracker: tracker)
+        weakProbe = probe
+        user.addTarget(probe, action: Probe.nameChanged, for: \.name)
+        user.addTarget(probe, action: Probe.refresh, for: [\.age, \.address?.city])
+        user.addTarget(probe, for: \.greeting, options: .initial) { probe, _ in probe.refresh() }
+      }
+      #expect(weakProbe == nil)
+    }
+  }
+
+  @Test func deadTargetHearsNothing() async {
+    let user = User()
+    await confirmation(expectedCount: 1) { heard in
+      var probe: Probe? = Probe()
+      if let probe { user.addTarget(probe, for: \.name) { _, _ in heard() } }
+      user.name = "a"
+      probe = nil
+      user.name = "b"
+      user.name = "c"
+      user.address = Address(city: "Paris")
+    }
+  }
+
+  @Test func eventRegistrationIsReleasedWithTheObservedObject() {
+    withLifetimeTracking { tracker in
+      var token: ObservationToken?
+      do {
+        let user = User()
+        let payload = Probe(tracker: tracker)  // captured by the handler: lives as long as it
+        token = user.observeEvents { _ in payload.refresh() }
+        user.age = 1
+        #expect(payload.refreshCount == 1)
+      }
+      #expect(token?.isActive == false)
+    }
+  }
+
+  @Test func targetDeallocatedDuringItsOwnCallback() {
+    withLifetimeTracking { tracker in
+      let user = User()
+      var owner: Probe? = Probe(tracker: tracker)
+      weak let weakProbe = owner
+      var calls = 0
+      if let target = owner {
+        user.addTarget(target, for: \.name) { probe, change in
+          owner = nil  // drops the last strong reference outside the callback
+          calls += 1
+          probe.log.append(change.newValue)  // still valid for the duration of the call
+          #expect(probe.log == ["a"])
+        }
+      }
+      user.name = "a"
+      #expect(calls == 1)
+      #expect(weakProbe == nil)
+      user.name = "b"
+      #expect(calls == 1)
+    }
+  }
+
+  @Test func anObjectObservingItself() {
+    withLifetimeTracking { tracker in
+      weak var weakUser: User?
+      do {
+        let user = User(tracker: tracker)
+        weakUser = user
+        user.addTarget(user, for: \.name) { me, change in me.nickname = change.newValue + "!" }
+        let token = user.observe(\.age) { _ in }
+        token.store(in: &user.tokens)
+        user.bind(\.nickname, to: user, \.name) { $0 + "?" }
+        user.name = "Ada"
+        #expect(user.nickname == "Ada?" || user.nickname == "Ada!")
+      }
+      #expect(weakUser == nil)
+    }
+  }
+}
+
+// MARK: - Observed object dies first
+
+extension LifetimeTests {
+  @Test func registrationDoesNotRetainTheObservedObject() {
+    withLifetimeTracking { tracker in
+      let probe = Probe()
+      weak var weakUser: User?
+      var tokens: [ObservationToken] = []
+      do {
+        let user = User(tracker: tracker)
+        weakUser = user
+        user.addTarget(probe, action: Probe.nameChanged, for: \.name)
+        user.addTarget(probe, action: Probe.refresh, for: [\.name, \.address?.city])
+        user.observe(\.greeting) { _ in }.store(in: &tokens)
+        user.observeEvents { _ in }.store(in: &tokens)
+        user.address = Address(city: "Paris", tracker: tracker)
+      }
+      #expect(weakUser == nil)
+      #expect(tokens.allSatisfy { !$0.isActive })
+    }
+  }
+
+  @Test func targetSurvivesTheObservedObjectAndHearsNothingMore() {
+    withLifetimeTracking { tracker in
+      let probe = Probe(tracker: tracker)
+      let paris = Address(city: "Paris")
+      do {
+        let user = User()
+        user.address = paris
+        user.addTarget(probe, for: \.address?.city) { probe, _ in probe.refresh() }
+        paris.city = "Lyon"
+      }
+      #expect(probe.refreshCount == 1)
+      paris.city = "Nice"
+      #expect(probe.refreshCount == 1)
+      #expect(tracker.live == 1)  // the probe itself, still owned here
+    }
+  }
+
+  @Test func bindingRetainsNeitherSourceNorReceiver() {
+    withLifetimeTracking { tracker in
+      weak var weakUser: User?
+      weak var weakField: TextField?
+      do {
+        let user = User(tracker: tracker)
+        let field = TextField(tracker: tracker)
+        weakUser = user
+        weakField = field
+        field.bind(\.text, to: user, \.name)
+        user.name = "Ada"
+        #expect(field.text == "Ada")
+      }
+      #expect(weakUser == nil)
+      #expect(weakField == nil)
+    }
+  }
+
+  @Test func intermediateModelsAreNotRetainedByAPathThroughThem() {
+    withLifetimeTracking { tracker in
+      let user = User()
+      weak var weakAddress: Address?
+      let token = user.observe(\.address?.city) { _ in }
+      do {
+        let address = Address(city: "Paris", tracker: tracker)
+        weakAddress = address
+        user.address = address
+      }
+      #expect(weakAddress != nil)  // the user owns it
+      user.address = nil
+      #expect(weakAddress == nil)
+      token.cancel()
+    }
+  }
+}

@@ -1,0 +1,77 @@
+import Binding
+import Testing
+
+/// Programmer errors trap with a message (exit tests run in a child process).
+@Suite struct MisuseTests {}
+
+extension MisuseTests {
+  @Test func observingAKeyPathThatReadsNoObservedPropertyTraps() async throws {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      let user = User()
+      _ = user.observe(\.plain) { _ in }
+    }
+    let message = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)
+    #expect(message.contains("User.plain"))
+    #expect(message.contains("reads no @Observed property"))
+  }
+
+  @Test func addingATargetForAComputedPropertyThatReadsNothingTraps() async throws {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      let user = User()
+      let probe = Probe()
+      user.addTarget(probe, for: \.constant) { _, _ in }
+    }
+    let message = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)
+    #expect(message.contains("of User reads no @Observed property"))
+    // Naming the computed property itself: see KnownFailuresTests.
+  }
+
+  @Test func bindingToAKeyPathThatReadsNothingTraps() async throws {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      let user = User()
+      let field = TextField()
+      field.bind(\.length, to: user, \.plain)
+    }
+    let message = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)
+    #expect(message.contains("User.plain"))
+  }
+
+  @Test func aCoalescingCycleThatNeverSettlesTraps() async throws {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      let user = User()
+      let probe = Probe()
+      user.addTarget(probe, for: \.name, options: .coalesced) { _, change in
+        change.object.name = change.newValue + "!"
+      }
+      coalesce { user.name = "a" }
+    }
+    let message = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)
+    #expect(message.contains("kept changing values for \(maximumCoalescingRounds) rounds"))
+    #expect(message.contains("\\User."))
+    // Naming the property (`name`) in the message: see KnownFailuresTests.
+  }
+
+  @Test func aCoalescingCycleBetweenTwoKeyPathsNamesBoth() async throws {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      let user = User()
+      let probe = Probe()
+      user.addTarget(probe, for: \.name, options: .coalesced) { _, change in
+        change.object.age += 1
+      }
+      user.addTarget(probe, for: \.age, options: .coalesced) { _, change in
+        change.object.name += "!"
+      }
+      coalesce { user.name = "a" }
+    }
+    let message = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)
+    #expect(message.contains("kept changing values for \(maximumCoalescingRounds) rounds"))
+    #expect(message.contains("\\User."))
+  }
+
+  @Test func aRegistrationReadingSomethingObservableDoesNotTrap() {
+    // The counterpart of the traps above: a computed path that reads one observed property.
+    let user = User()
+    let token = user.observe(\.greeting) { _ in }
+    #expect(token.isActive)
+  }
+}

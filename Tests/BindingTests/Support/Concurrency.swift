@@ -1,0 +1,81 @@
+import Foundation
+import Synchronization
+
+/// Hands a non-`Sendable` value (a model, a target) to another thread.
+///
+/// Safe in these tests: ownership passes to one thread at a time, and the sender awaits the
+/// receiving thread's end (or a delivery that happens after it) before touching the value again.
+struct Handoff<Value>: @unchecked Sendable {  // Safe: one owning thread at a time (see above).
+  let value: Value
+  init(_ value: Value) { self.value = value }
+}
+
+/// A counter any thread may bump.
+final class AtomicCounter: Sendable {
+  private let storage = Atomic<Int>(0)
+  var value: Int { storage.load(ordering: .acquiring) }
+  func increment() { storage.add(1, ordering: .acquiringAndReleasing) }
+}
+
+/// A value behind a lock that ThreadSanitizer understands.
+///
+/// `Synchronization.Mutex` locks with futex system calls on Linux, which ThreadSanitizer does not
+/// see, so it reports every access it protects as a race; `NSLock` is a pthread mutex there.
+final class TSanVisibleLock<Value>: @unchecked Sendable {
+  // Safe: `value` is only touched while `lock` is held.
+  private let lock = NSLock()
+  private var value: Value
+
+  init(_ value: Value) { self.value = value }
+
+  func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+    lock.lock()
+    defer { lock.unlock() }
+    return try body(&value)
+  }
+}
+
+/// A list any thread may append to.
+final class LockedList<Element: Sendable>: Sendable {
+  private let storage = TSanVisibleLock<[Element]>([])
+  var values: [Element] { storage.withLock { $0 } }
+  var count: Int { storage.withLock { $0.count } }
+  func append(_ element: Element) { storage.withLock { $0.append(element) } }
+}
+
+/// Runs `body` on a new thread (not the cooperative pool, not the main thread) and returns
+/// once it has finished.
+func onNewThread(_ body: @escaping @Sendable () -> Void) async {
+  await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+    let thread = Thread {
+      body()
+      continuation.resume()
+    }
+    thread.start()
+  }
+}
+
+/// Waits, up to `timeout`, until `condition` holds (polling, so that queued deliveries run);
+/// returns whether it did. A bounded wait, never an assertion about timing.
+func eventually(
+  timeout: Duration = .seconds(20),
+  isolation: isolated (any Actor)? = #isolation,
+  _ condition: () -> Bool
+) async -> Bool {
+  let clock = ContinuousClock()
+  let deadline = clock.now.advanced(by: timeout)
+  while !condition() {
+    if clock.now >= deadline { return false }
+    try? await Task.sleep(for: .milliseconds(1))
+  }
+  return true
+}
+
+/// An identifier of the calling thread.
+func currentThreadID() -> UInt {
+  #if canImport(Darwin)
+    UInt(bitPattern: pthread_self())
+  #else
+    UInt(pthread_self())
+  #endif
+}
