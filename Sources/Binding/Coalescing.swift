@@ -165,6 +165,7 @@ final class _PendingEvents: _Pending {
     guard let record = record as? _AnyRecord, record.isActive else { return }
     if isDeletion {
       record.deleted(object)
+      record.cancel()
     } else if !record.changed(object, slots) {
       record.cancel()
     }

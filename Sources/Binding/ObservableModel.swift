@@ -60,7 +60,9 @@ public struct ObservationStorage: ~Copyable, Sendable {
 
   deinit {
     if let raw = UnsafeRawPointer(bitPattern: _state.load(ordering: .acquiring)) {
-      Unmanaged<_ModelState>.fromOpaque(raw).release()
+      let state = Unmanaged<_ModelState>.fromOpaque(raw)
+      state._withUnsafeGuaranteedRef { $0.objectDidDie() }
+      state.release()
     }
   }
 
@@ -111,7 +113,7 @@ extension ObservableModel {
     for slot in taken.slots { slot.deactivateAll() }
     for record in taken.anyRecords { record.deliverDeletion(of: self) }
     for record in taken.records { record.deliverDeletion(of: self) }
-    for record in taken.anyRecords { record.cancel() }
+    for record in taken.anyRecords where !record.deletionIsDeferred { record.cancel() }
     for record in taken.records { record.cancel() }
   }
 }

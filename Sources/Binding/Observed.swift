@@ -132,3 +132,36 @@ extension Observed: Decodable where Value: Decodable {
     self.init(wrappedValue: try container.decode(Value.self))
   }
 }
+
+extension KeyedEncodingContainer {
+  /// Encodes an optional `@Observed` property like a plain optional property: a `nil` value
+  /// leaves the key out.
+  ///
+  /// Synthesised `Encodable` conformances call this for `@Observed var x: T?`.
+  ///
+  /// - Parameters:
+  ///   - value: The property's storage.
+  ///   - key: The property's key.
+  public mutating func encode<Wrapped: Encodable>(
+    _ value: Observed<Wrapped?>, forKey key: Key
+  ) throws {
+    try encodeIfPresent(value._value, forKey: key)
+  }
+}
+
+extension KeyedDecodingContainer {
+  /// Decodes an optional `@Observed` property like a plain optional property: a missing key or
+  /// a `null` gives `nil`.
+  ///
+  /// Synthesised `Decodable` conformances call this for `@Observed var x: T?`.
+  ///
+  /// - Parameters:
+  ///   - type: The property's storage type.
+  ///   - key: The property's key.
+  /// - Returns: The storage, holding the decoded value or `nil`.
+  public func decode<Wrapped: Decodable>(
+    _ type: Observed<Wrapped?>.Type, forKey key: Key
+  ) throws -> Observed<Wrapped?> {
+    Observed(wrappedValue: try decodeIfPresent(Wrapped.self, forKey: key))
+  }
+}

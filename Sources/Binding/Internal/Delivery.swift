@@ -69,11 +69,12 @@ extension _Transfer where Value == () -> Void {
 /// order.
 @usableFromInline
 final class _Mailbox: Sendable {
-  private let state = Mutex<(jobs: [_Job], scheduled: Bool)>(([], false))
+  private let state = _Locked<(jobs: [_Job], scheduled: Bool)>(([], false))
 
   func runOnMain(_ job: _Job) {
+    let onMain = _isOnMainQueue()
     let runNow = state.withLock { state -> Bool in
-      if _ThreadState.current.isMainThread && state.jobs.isEmpty && !state.scheduled { return true }
+      if onMain && state.jobs.isEmpty && !state.scheduled { return true }
       state.jobs.append(job)
       if state.scheduled { return false }
       state.scheduled = true
@@ -110,6 +111,21 @@ final class _Mailbox: Sendable {
   private func drain(on actor: isolated any Actor) {
     while let job = next() { job.run() }
   }
+}
+
+/// A marker set on the main dispatch queue, to recognise code running on it.
+private let _mainQueueKey: DispatchSpecificKey<UInt8> = {
+  let key = DispatchSpecificKey<UInt8>()
+  DispatchQueue.main.setSpecific(key: key, value: 1)
+  return key
+}()
+
+/// Whether the caller runs on the main queue, which is the main actor's executor.
+///
+/// Not `Thread.isMainThread`: under `dispatchMain()` (as in `swift test` on Linux) the main
+/// queue, and so the main actor, is served by another thread.
+func _isOnMainQueue() -> Bool {
+  DispatchQueue.getSpecific(key: _mainQueueKey) == 1
 }
 
 /// Where an observation's callbacks run.

@@ -5,6 +5,7 @@ import Synchronization
 ///
 /// The object's `ObservationStorage` owns it (one retained pointer), so it dies with the object;
 /// its `deinit` ends every registration rooted at the object.
+@usableFromInline
 final class _ModelState: Sendable {
   struct State {
     /// Slots of the object's properties (strong: the wrappers point at them unowned).
@@ -23,8 +24,17 @@ final class _ModelState: Sendable {
   /// Swift Observation's registrar, for models adopting `ObservationBridging`.
   let registrar = ObservationRegistrar()
 
-  deinit {
-    let (records, anyRecords) = _state.withLock { state in (state.records, state.anyRecords) }
+  /// Ends every registration on the object; called by the object's `deinit`, so that they end
+  /// when the object dies even if another thread briefly holds this state.
+  func objectDidDie() {
+    let (records, anyRecords) = _state.withLock { state in
+      let taken = (state.records, state.anyRecords)
+      state.records = []
+      state.anyRecords = []
+      state.isDeleted = true
+      return taken
+    }
+    _hasAnyRecords.store(false, ordering: .releasing)
     for record in records { record.cancel() }
     for record in anyRecords { record.cancel() }
   }
@@ -61,6 +71,11 @@ final class _ModelState: Sendable {
       _hasAnyRecords.store(true, ordering: .releasing)
       return true
     }
+  }
+
+  /// Removes a registration that ended.
+  func remove(_ record: _Record) {
+    _state.withLock { state in state.records.removeAll { $0 === record } }
   }
 
   /// The live registrations rooted at the object.

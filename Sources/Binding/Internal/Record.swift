@@ -211,14 +211,12 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
       _keepWeakRoot(root)
     }
     _state.withLock { $0 = _Evaluation(value: value, reads: reads) }
-    // The slots hold this registration (through its entries); dropping them when it ends
-    // breaks the cycle.
-    lifetime.setCleanup { [self] in _state.withLock { $0 = nil } }
     lifetime.attach(reads.map(\.entry))
-    guard _finish(root) else {
+    guard let rootState = _finish(root) else {
       cancel()
       return nil
     }
+    _cleanUpOnEnd(rootState)
     return value
   }
 
@@ -353,10 +351,21 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
     !root.observation.state().isDeleted
   }
 
-  /// Registers with the root's state; `false` if the root was deleted meanwhile.
+  /// The slots hold this registration (through its entries), and so does the root's list:
+  /// when it ends, it drops the slots and leaves the list, which breaks both cycles.
   @usableFromInline
-  func _finish(_ root: Root) -> Bool {
-    root.observation.state().add(self)
+  func _cleanUpOnEnd(_ rootState: _ModelState) {
+    lifetime.setCleanup { [self, weak rootState] in
+      _state.withLock { $0 = nil }
+      rootState?.remove(self)
+    }
+  }
+
+  /// Registers with the root's state; `nil` if the root was deleted meanwhile.
+  @usableFromInline
+  func _finish(_ root: Root) -> _ModelState? {
+    let state = root.observation.state()
+    return state.add(self) ? state : nil
   }
 
   override var readSlots: [_AnySlot] {
@@ -451,9 +460,14 @@ final class _AnyRecord: _Record {
     if !changed(object, [slot]) { cancel() }
   }
 
+  /// Whether the deletion event waits for the end of a coalesced transaction (the registration
+  /// then ends after delivering it, not when the deletion is announced).
+  private(set) var deletionIsDeferred = false
+
   override func deliverDeletion(of object: AnyObject) {
     guard isActive else { return }
     if options.contains(.coalesced), let scope = _ThreadState.existing?.coalescing {
+      deletionIsDeferred = true
       scope.enqueueDeletion(self, object: object)
       return
     }

@@ -1,5 +1,3 @@
-import Foundation
-
 #if canImport(Darwin)
   import Darwin
 #elseif canImport(Glibc)
@@ -34,8 +32,6 @@ final class _ThreadState {
   var coalescing: _CoalescingScope?
   /// Identifiers of bindings currently writing their receiver on this thread.
   var activeBindings: Set<ObjectIdentifier> = []
-  /// Whether this is the main thread (`Thread.isMainThread` is a system call on Linux).
-  lazy var isMainThread = Thread.isMainThread
 
   /// The calling thread's state, created on first use and released when the thread exits.
   static var current: _ThreadState { currentUnmanaged.takeUnretainedValue() }
