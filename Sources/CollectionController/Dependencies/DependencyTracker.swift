@@ -57,8 +57,9 @@ import Synchronization
 /// change happens on the main thread); from nonisolated code, synchronously on the thread that
 /// made the change. Batches are delivered in the order their transactions ended, one at a
 /// time: a batch that ends while another thread is delivering synchronously is delivered by
-/// that thread right after the current one. An update whose dependency was removed before its
-/// delivery is not delivered.
+/// that thread right after the current one. An update whose dependency you removed
+/// (``remove(_:)``, ``removeAll()``) before its delivery is not delivered; updates recorded
+/// before a dependency's deletion are delivered before the deletion.
 ///
 /// ### What it does not do
 ///
@@ -73,6 +74,10 @@ import Synchronization
 /// - Note: The tracker is `Sendable`: add, remove and query it from any thread. Its handler
 ///   and `onDismiss` run outside its lock, so they may use the tracker (add, remove, even
 ///   mutate a dependency: that is a new transaction, delivered after the current batch).
+/// - Important: With synchronous delivery and several threads changing dependencies at once,
+///   a batch may be delivered on the thread that is already delivering (see *Delivery*); a
+///   handler that reads a model there is subject to the model's threading contract, as with
+///   any asynchronous delivery.
 public final class DependencyTracker: Sendable {
   /// The set, the open transactions and the delivery queue.
   private let _state: Mutex<_TrackerState>
@@ -255,7 +260,9 @@ public final class DependencyTracker: Sendable {
 
   /// Records an event of a dependency in the calling thread's transaction (Binding calls this
   /// synchronously, on the thread that made the change).
-  private func _record<Model: ObservableModel>(_ event: ModelEvent<Model>, of dependency: _Dependency) {
+  private func _record<Model: ObservableModel>(
+    _ event: ModelEvent<Model>, of dependency: _Dependency
+  ) {
     let thread = _currentThreadID()
     let recording: _TrackerState.Recording
     switch event {
@@ -298,13 +305,13 @@ public final class DependencyTracker: Sendable {
   }
 
   /// Delivers the oldest queued batch (in the delivery context): deletions, updates of
-  /// current dependencies, then the dismissal.
+  /// dependencies the user did not remove meanwhile, then the dismissal.
   private func _deliverNextBatch(
     to handler: (DependencyEvent) -> Void, onDismiss: (() -> Void)?
   ) {
     guard let batch = _state.withLock({ $0.nextBatch() }) else { return }
     for deletion in batch.deletions { handler(.deleted(deletion.object.value)) }
-    for update in batch.updates where _state.withLock({ $0.isCurrent(update.dependency) }) {
+    for update in batch.updates where !update.dependency.isRemoved {
       handler(.updated(update.object.value, update.changes.value))
     }
     guard !batch.deletions.isEmpty, let onDismiss else { return }

@@ -69,17 +69,19 @@ struct _TrackerState: Sendable {
     return true
   }
 
-  /// Removes the live entry of `object`; returns it.
+  /// Removes the live entry of `object` (the user's removal); returns it.
   mutating func remove(_ id: ObjectIdentifier, _ isObject: (_Dependency) -> Bool) -> _Entry? {
     guard let entry = entries[id], isObject(entry.dependency) else { return nil }
     entries[id] = nil
+    entry.dependency.markRemoved()
     return entry
   }
 
-  /// Removes every entry; returns them.
+  /// Removes every entry (the user's removal); returns them.
   mutating func removeAll() -> [_Entry] {
     let removed = Array(entries.values)
     entries = [:]
+    for entry in removed { entry.dependency.markRemoved() }
     return removed
   }
 
