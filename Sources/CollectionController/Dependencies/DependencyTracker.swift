@@ -1,5 +1,4 @@
 import Binding
-import Synchronization
 
 /// A set of observable objects that a screen or a task depends on, reporting once per
 /// transaction when they change or are deleted, and closing the screen when one is deleted.
@@ -80,7 +79,7 @@ import Synchronization
 ///   any asynchronous delivery.
 public final class DependencyTracker: Sendable {
   /// The set, the open transactions and the delivery queue.
-  private let _state: Mutex<_TrackerState>
+  private let _state: _TrackerLock<_TrackerState>
   /// The model through which batches reach the delivery context.
   private let _outbox = _Outbox()
 
@@ -112,7 +111,7 @@ public final class DependencyTracker: Sendable {
     onDismiss: (() -> Void)? = nil,
     _ handler: @escaping (DependencyEvent) -> Void
   ) {
-    _state = Mutex(_TrackerState(dismissesOnDeletion: dismissOnDeletion))
+    _state = _TrackerLock(_TrackerState(dismissesOnDeletion: dismissOnDeletion))
     let token = _outbox.observeEvents(delivery: delivery, isolation: isolation) {
       [weak self] _ in
       self?._deliverNextBatch(to: handler, onDismiss: onDismiss)

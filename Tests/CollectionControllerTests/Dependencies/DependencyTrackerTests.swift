@@ -1,7 +1,6 @@
 import Binding
 import CollectionController
 import Foundation
-import Synchronization
 import Testing
 
 @Suite struct DependencyTrackerTests {}
@@ -419,9 +418,9 @@ extension DependencyTrackerTests {
     let kept = 8
     let doomed = 6
     let rounds = 20
-    let events = Mutex<(updates: [String: Int], deletions: [String: Int], afterDeletion: Int)>(
+    let events = TrackerTestLock<(updates: [String: Int], deletions: [String: Int], afterDeletion: Int)>(
       ([:], [:], 0))
-    let dismissals = Mutex(0)
+    let dismissals = TrackerTestLock(0)
     // Reads only `let` labels: a handler delivering another thread's batch must not read
     // properties that thread may be writing.
     let tracker = DependencyTracker(
@@ -437,7 +436,7 @@ extension DependencyTrackerTests {
         }
       }
     }
-    let keepers = Mutex<[Handed<Order>]>([])  // the tracker holds its dependencies weakly
+    let keepers = TrackerTestLock<[Handed<Order>]>([])  // the tracker holds its dependencies weakly
     onThreads(threads) { thread in
       let keptOrders = (0..<kept).map { Order("k\(thread)-\($0)") }
       keepers.withLock { $0 += keptOrders.map { Handed(value: $0) } }
