@@ -418,8 +418,8 @@ extension DependencyTrackerTests {
     let kept = 8
     let doomed = 6
     let rounds = 20
-    let events = TrackerTestLock<(updates: [String: Int], deletions: [String: Int], afterDeletion: Int)>(
-      ([:], [:], 0))
+    typealias Tally = (updates: [String: Int], deletions: [String: Int], afterDeletion: Int)
+    let events = TrackerTestLock<Tally>(([:], [:], 0))
     let dismissals = TrackerTestLock(0)
     // Reads only `let` labels: a handler delivering another thread's batch must not read
     // properties that thread may be writing.
