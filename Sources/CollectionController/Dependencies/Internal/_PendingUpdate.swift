@@ -1,0 +1,9 @@
+import Binding
+
+/// The changes of one dependency recorded in an open transaction, merged across the changes of
+/// the transaction.
+struct _PendingUpdate: Sendable {
+  let dependency: _Dependency
+  let object: _Handoff<any ObservableModel>
+  var changes: _Handoff<DependencyChanges>
+}
