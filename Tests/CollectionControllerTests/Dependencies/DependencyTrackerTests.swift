@@ -479,23 +479,20 @@ extension DependencyTrackerTests {
   }
 }
 
-// MARK: - What Binding does that the tracker works around
+// MARK: - Deletions announced inside a block
 
 extension DependencyTrackerTests {
-  /// Binding drops the deletion event of a `.coalesced` `observeEvents` registration when the
-  /// deletion is announced inside `coalesce` (the record is cancelled right after the deletion
-  /// is queued, and the flush skips cancelled records). The tracker therefore observes without
-  /// `.coalesced` and coalesces itself; this test notices when Binding is fixed.
-  @Test func bindingDropsCoalescedDeletionEvents() {
+  /// Binding delivers the deletion event of a `.coalesced` `observeEvents` registration
+  /// announced inside `coalesce` at the end of the block (it used to drop it; the tracker was
+  /// written to coalesce by itself meanwhile).
+  @Test func bindingDeliversCoalescedDeletionEvents() {
     let order = Order("o")
     var heard: [String] = []
     let token = order.observeEvents(options: .coalesced, delivery: .synchronous) { event in
       if case .deleted = event { heard.append("deleted") }
     }
     coalesce { order.announceDeletion() }
-    withKnownIssue("Binding: coalesced observeEvents loses deletions announced in a block") {
-      #expect(heard == ["deleted"])
-    }
+    #expect(heard == ["deleted"])
     token.cancel()
   }
 
