@@ -21,6 +21,7 @@ final class _SlotEntry {
   var isLive: Bool { _live.load(ordering: .acquiring) }
 
   /// Marks the entry dead; it receives nothing from now on.
+  @usableFromInline
   func deactivate() { _live.store(false, ordering: .releasing) }
 }
 

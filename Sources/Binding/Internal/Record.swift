@@ -329,8 +329,18 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
       }
     }
     if slots.contains(where: { !$0.isOwned(by: root) }) { _keepWeakRoot(root) }
-    lifetime.replaceAttachments(keeping: kept.map(\.entry), adding: added.map(\.entry))
-    _state.withLock { $0 = _Evaluation(value: value, reads: kept + added) }
+    // Another thread may have re-attached this registration meanwhile (two properties it reads
+    // changed at once on two threads): the first to commit wins, the other backs off.
+    let committed = _state.withLock { state -> Bool in
+      guard let current = state, _Read.sameEntries(current.reads, oldReads) else { return false }
+      state = _Evaluation(value: value, reads: kept + added)
+      return true
+    }
+    if committed {
+      lifetime.replaceAttachments(keeping: kept.map(\.entry), adding: added.map(\.entry))
+    } else {
+      for read in added { read.entry.deactivate() }
+    }
   }
 
   /// Keeps a weak reference to the root, for re-evaluations triggered by other objects.
@@ -398,6 +408,12 @@ struct _Read {
   init(slot: _AnySlot, entry: _SlotEntry) {
     self.slot = slot
     self.entry = entry
+  }
+
+  /// Whether two lists hold the same entries, in order.
+  @inlinable
+  static func sameEntries(_ lhs: [_Read], _ rhs: [_Read]) -> Bool {
+    lhs.count == rhs.count && zip(lhs, rhs).allSatisfy { $0.entry === $1.entry }
   }
 
   /// Whether `reads` are exactly `slots`, in order, with live entries.
