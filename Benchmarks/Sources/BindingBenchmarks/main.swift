@@ -1,3 +1,28 @@
+// The benchmark of the package: every figure is a ratio against a baseline measured in the
+// same run, because the machines are shared and noisy.
+//
+// How the figures are measured (so that they mean the same next time):
+// - Time: best of 5 repetitions of N iterations (2,000,000; 200,000 with --quick), nanoseconds
+//   per iteration from DispatchTime. Values are `Int` (`age`), set to the loop index so that
+//   every write changes the value.
+// - Inlining: each set or get is one call of an `@inline(never)` function, for the baseline and
+//   for the candidate alike, so that the optimiser can neither merge a loop's stores nor hoist a
+//   read out of it; the getters read from 64 objects in turn for the same reason. The property
+//   accessors themselves inline as they do in user code (the `@Observed` accessors are
+//   `@inline(__always)`).
+// - "didSet calling one stored closure": a class whose `age` has a `didSet` calling a closure
+//   stored in a property, made by an `@inline(never)` factory so that it stays opaque.
+// - "one synchronous target": `addTarget` registered from nonisolated code (so delivery is
+//   synchronous), the target held weakly as the API promises; "observe closure" is the same
+//   with a token and a closure that holds the sink strongly, like the baseline's closure.
+// - Swift Observation re-arm loop: `withObservationTracking` on `age`, then a write, per
+//   iteration (the loop `@Observable` users write to hear every change).
+// - OpenCombine: `@Published var age` with one `sink`.
+// - Memory: glibc's `mallinfo2().uordblks` before and after creating 10^6 objects into an array
+//   reserved beforehand, divided by 10^6; it includes malloc's rounding (a 48-byte object takes
+//   a 64-byte chunk). The model has `String`, `Int` and `Double` properties.
+// - Coalescing: 10 coalesced targets on one property, 1,000 writes inside one `coalesce` block.
+
 import Binding
 import CHeapStats
 import Foundation
