@@ -104,6 +104,7 @@ public enum ModelEvent<Root: ObservableModel> {
 
 /// Options for a key-path observation.
 public struct ObservationOptions: OptionSet, Hashable, Sendable {
+  /// The raw bits of the options.
   public let rawValue: Int
 
   /// Creates options from a raw value.
