@@ -57,6 +57,12 @@ final class _CoalescingScope {
   private var pending: [ObjectIdentifier: _Pending] = [:]
   private var order: [_Pending] = []
 
+  /// Whether `record` already waits for the end of the transaction.
+  @usableFromInline
+  func isPending(_ record: _Record) -> Bool {
+    pending[ObjectIdentifier(record)] != nil
+  }
+
   /// Defers `evaluate` to the end of the transaction, once per registration.
   @usableFromInline
   func enqueue(_ record: _Record, root: AnyObject, evaluate: @escaping () -> Void) {

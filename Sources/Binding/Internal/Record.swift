@@ -250,7 +250,9 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
     if options.contains(.coalesced), let scope = _openCoalescingScope() {
       // Evaluated once at the end: the old value is the last one delivered, the new one is
       // read then, which is the first old value and the last new value.
-      scope.enqueue(self, root: root) { [self] in _ = self.evaluateAndDeliver(root) }
+      if !scope.isPending(self) {
+        scope.enqueue(self, root: root) { [self] in _ = self.evaluateAndDeliver(root) }
+      }
       return true
     }
     return evaluateAndDeliver(root)
