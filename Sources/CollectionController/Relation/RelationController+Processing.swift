@@ -7,11 +7,11 @@ import Foundation
 // Every observation (the relation, each element, the transaction trigger) is synchronous: it
 // runs on the thread that made the change and only appends an event to the controller's queue.
 // Events are folded, in order, by one drainer at a time (on the delivery context): relation
-// events update the members (and their order labels) at once, element events mark elements
-// dirty, and a commit turns the dirty elements into one change set through the engine, which
-// the drainer then delivers outside the lock. Events that arrive while a change set is being
-// delivered are folded after it, so the content a receiver reads is always the content of the
-// change set it was handed.
+// events update the members (and their order labels), element events mark elements dirty, and
+// a commit turns the dirty elements into one change set through the engine, which the drainer
+// then delivers outside the lock before it folds the next transaction's events. Events that
+// arrive while a change set is being delivered wait in the queue, so the content a receiver
+// reads is always the content of the change set it was handed.
 //
 // Transactions: the first event after a commit "arms" the trigger by writing a private
 // `@Observed` value that the controller observes with `.coalesced`. Outside `coalesce` its
@@ -270,14 +270,26 @@ extension RelationController {
           state.draining = false
           return (.done, false)
         }
-        let events = state.queue
-        state.queue = []
+        // One transaction at a time: the events up to the first commit.
         var commit = false
-        for event in events {
+        var taken = 0
+        for event in state.queue {
+          taken += 1
           if case .commit = event {
             commit = true
-          } else {
-            _fold(event, into: state)
+            break
+          }
+          _fold(event, into: state)
+        }
+        state.queue.removeFirst(taken)
+        if commit {
+          // Elements whose events are still queued may already have new keys: move them now
+          // (their own transaction then finds them in place), so that no comparison reads a
+          // key that disagrees with the element's place in the index.
+          for case .element(let id, _) in state.queue {
+            if let member = state.members[id], !member.deleted {
+              _touch(member.element, false, state)
+            }
           }
         }
         let sweep = state.registrationsSinceSweep > max(1024, 2 * state.members.count)

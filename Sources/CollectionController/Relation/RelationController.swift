@@ -48,8 +48,9 @@ import Foundation
 ///   leave the relation stop being observed at once.
 /// - Important: Threading: the controller's own state is locked, so content can be read and
 ///   changes can happen on any thread. Deliveries are serialised: a change that arrives while
-///   another thread delivers is queued and delivered after it, in order (changes that arrive
-///   during a delivery are delivered together in the next change set). Filter, sort and
+///   another thread delivers is queued and delivered after it, in order, one change set per
+///   transaction (an element whose change is still queued may move in an earlier change set
+///   than its own, which then reports nothing or an update). Filter, sort and
 ///   section functions must not change models. Changing the elements of one controller from
 ///   several threads at once is a data race on those models, as with any class.
 public final class RelationController<
