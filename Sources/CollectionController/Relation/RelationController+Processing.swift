@@ -316,6 +316,7 @@ extension RelationController {
   /// Runs the transaction over the dirty elements.
   func _transaction(_ state: _State) -> _Delivery? {
     guard !state.dirty.isEmpty else { return nil }
+    _healAroundTouched(state)
     let touched = state.dirty
     state.dirty = []
     state.dirtyIndex = [:]
@@ -334,6 +335,57 @@ extension RelationController {
       deletedSectionKeys: changes.deletedSections.map { oldKeys[$0] },
       insertedSectionKeys: changes.insertedSections.map { newKeys[$0] },
       sectionName: config.sectionName)
+  }
+}
+
+// MARK: - Stale neighbours
+
+extension RelationController {
+  /// Touches the untouched elements around each touched one that are out of order.
+  ///
+  /// One write of a shared object (a label that several albums sort by) notifies the elements
+  /// that read it one after the other, and each notification is a transaction: while the first
+  /// is placed, the others already have their new keys but not yet their new places. A
+  /// comparison with such a stale element can put the placed element on the wrong side of it;
+  /// the misplacement is always next to the stale element, so when the stale element's own
+  /// transaction removes it, the elements on either side of the gap it leaves are compared and
+  /// moved too while they are out of order.
+  func _healAroundTouched(_ state: _State) {
+    var scanned = 0
+    while scanned < state.dirty.count {
+      let element = state.dirty[scanned].element
+      scanned += 1
+      guard let position = state.index.position(of: ObjectIdentifier(element)) else { continue }
+      let section = position.section
+      let rows = state.index.count(inSection: section)
+      func isTouched(_ row: Int) -> Bool {
+        state.dirtyIndex[ObjectIdentifier(state.index.element(atSection: section, row: row))]
+          != nil
+      }
+      var left = position.row - 1
+      var right = position.row + 1
+      while left >= 0 && isTouched(left) { left -= 1 }
+      while right < rows && isTouched(right) { right += 1 }
+      while left >= 0 && right < rows {
+        let before = state.index.element(atSection: section, row: left)
+        let after = state.index.element(atSection: section, row: right)
+        guard _ordersAfter(before, after, state) else { break }
+        _touch(before, false, state)
+        _touch(after, false, state)
+        while left >= 0 && isTouched(left) { left -= 1 }
+        while right < rows && isTouched(right) { right += 1 }
+      }
+    }
+  }
+
+  /// Whether `a` belongs after `b` by the live sort keys and relation order.
+  func _ordersAfter(_ a: Element, _ b: Element, _ state: _State) -> Bool {
+    switch state.config.compare(a, b) {
+    case .orderedDescending: return true
+    case .orderedAscending: return false
+    case .orderedSame:
+      return _labelOf(a, state) > _labelOf(b, state)
+    }
   }
 }
 
