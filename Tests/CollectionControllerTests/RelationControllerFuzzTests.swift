@@ -59,7 +59,8 @@ struct FuzzConfiguration {
   func expected(_ relation: [Album]) -> [[ObjectIdentifier]] {
     var seen: Set<ObjectIdentifier> = []
     var members: [(offset: Int, album: Album)] = []
-    for (offset, album) in relation.enumerated() where seen.insert(ObjectIdentifier(album)).inserted {
+    for (offset, album) in relation.enumerated()
+    where seen.insert(ObjectIdentifier(album)).inserted {
       if !album.isDeleted && (filter?(album) ?? true) { members.append((offset, album)) }
     }
     return Dictionary(grouping: members) { section($0.album) }
@@ -169,7 +170,8 @@ extension RelationControllerFuzzTests {
     }
 
     func randomMember(_ rng: inout SplitMix64) -> Album? {
-      artist.albums.isEmpty ? nil : artist.albums[Int.random(in: 0..<artist.albums.count, using: &rng)]
+      artist.albums.isEmpty
+        ? nil : artist.albums[Int.random(in: 0..<artist.albums.count, using: &rng)]
     }
 
     /// One random operation.
@@ -196,14 +198,16 @@ extension RelationControllerFuzzTests {
         guard count > 0 else { return }
         artist.apply(
           .move(
-            from: Int.random(in: 0..<count, using: &rng), to: Int.random(in: 0..<count, using: &rng)),
+            from: Int.random(in: 0..<count, using: &rng),
+            to: Int.random(in: 0..<count, using: &rng)),
           to: \.albums)
       case 40..<42:
         // Whole-relation assignment: keep most, shuffle some, add some, maybe a duplicate.
         var next = artist.albums.filter { _ in Int.random(in: 0..<10, using: &rng) != 0 }
         for _ in 0..<Int.random(in: 0..<4, using: &rng) where next.count > 1 {
           next.swapAt(
-            Int.random(in: 0..<next.count, using: &rng), Int.random(in: 0..<next.count, using: &rng))
+            Int.random(in: 0..<next.count, using: &rng),
+            Int.random(in: 0..<next.count, using: &rng))
         }
         for _ in 0..<Int.random(in: 0..<4, using: &rng) {
           next.insert(makeAlbum(&rng), at: Int.random(in: 0...next.count, using: &rng))
@@ -269,7 +273,8 @@ extension RelationControllerFuzzTests {
         operations += 1
       }
       localStats.transactions += 1
-      if failure == nil && albums.snapshot.itemIdentifiers != configuration.expected(artist.albums) {
+      let content = albums.snapshot.itemIdentifiers
+      if failure == nil && content != configuration.expected(artist.albums) {
         failure = "content differs after transaction \(transaction) (no change set delivered)"
       }
       if let failure {

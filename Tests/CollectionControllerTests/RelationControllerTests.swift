@@ -246,6 +246,25 @@ extension RelationControllerTests {
     #expect(log.failures.isEmpty, "\(log.failures)")
   }
 
+  @Test func aSharedObjectWrittenInACoalescedBlockIsOneChangeSet() throws {
+    let shared = Label("M")
+    let artist = Artist([
+      Album("a", year: 1, label: shared), Album("b", year: 2, label: Label("K")),
+      Album("c", year: 3, label: shared), Album("d", year: 4, label: Label("L")),
+    ])
+    let albums = try RelationController(
+      \.albums, of: artist, sortedBy: [SortDescriptor(\.labelName), SortDescriptor(\.year)])
+    let log = ChangeLog(albums)
+    #expect(albums.names() == [["b", "d", "a", "c"]])
+    coalesce { shared.name = "A" }
+    #expect(albums.names() == [["a", "c", "b", "d"]])
+    #expect(log.count == 1)
+    shared.name = "Z"  // outside coalesce: one valid change set per album it reaches
+    #expect(albums.names() == [["b", "d", "a", "c"]])
+    #expect((1...3).contains(log.count - 1))
+    #expect(log.failures.isEmpty, "\(log.failures)")
+  }
+
   @Test func toManyChildrenAreFollowed() throws {
     let short = Track(100)
     let artist = Artist([
