@@ -33,56 +33,73 @@ import Foundation
 /// }
 /// // then reconfigure the cells of moves whose `changed` is true, at their new positions.
 /// ```
-struct ChangeSet<Element> {
+public struct RelationChangeSet<Element> {
   /// A row that moved from an old position to a new one.
-  struct Move: Hashable, Sendable, CustomStringConvertible {
+  public struct Move: Hashable, Sendable, CustomStringConvertible {
     /// The old position.
-    var from: Position
+    public var from: RowPosition
     /// The new position.
-    var to: Position
+    public var to: RowPosition
     /// Whether an observed attribute of the element changed as well (reconfigure the cell).
-    var changed: Bool
+    public var changed: Bool
 
-    var description: String { "\(from)->\(to)\(changed ? "*" : "")" }
+    /// Creates a move.
+    ///
+    /// - Parameters:
+    ///   - from: The old position.
+    ///   - to: The new position.
+    ///   - changed: Whether an observed attribute changed as well.
+    public init(from: RowPosition, to: RowPosition, changed: Bool) {
+      self.from = from
+      self.to = to
+      self.changed = changed
+    }
+
+    /// `from->to`, with `*` when changed.
+    public var description: String { "\(from)->\(to)\(changed ? "*" : "")" }
   }
 
   /// Old indexes of the sections that disappeared.
-  var deletedSections = IndexSet()
+  public internal(set) var deletedSections = IndexSet()
   /// New indexes of the sections that appeared.
-  var insertedSections = IndexSet()
+  public internal(set) var insertedSections = IndexSet()
   /// Old positions of the rows that left (outside deleted sections).
-  var deletedRows: [Position] = []
+  public internal(set) var deletedRows: [RowPosition] = []
   /// New positions of the rows that arrived (outside inserted sections).
-  var insertedRows: [Position] = []
+  public internal(set) var insertedRows: [RowPosition] = []
   /// Rows that changed place, old to new.
-  var movedRows: [Move] = []
+  public internal(set) var movedRows: [Move] = []
   /// Old positions of rows that stayed in place (in the batch-update sense) but changed.
-  var updatedRows: [Position] = []
+  public internal(set) var updatedRows: [RowPosition] = []
 
   /// The elements of each deleted section in old order, parallel to `deletedSections`.
-  var deletedSectionElements: [[Element]] = []
+  public internal(set) var deletedSectionElements: [[Element]] = []
   /// The elements of each inserted section in new order, parallel to `insertedSections`.
-  var insertedSectionElements: [[Element]] = []
+  public internal(set) var insertedSectionElements: [[Element]] = []
   /// Parallel to `deletedRows`.
-  var deletedElements: [Element] = []
+  public internal(set) var deletedElements: [Element] = []
   /// Parallel to `insertedRows`.
-  var insertedElements: [Element] = []
+  public internal(set) var insertedElements: [Element] = []
   /// Parallel to `movedRows`.
-  var movedElements: [Element] = []
+  public internal(set) var movedElements: [Element] = []
   /// Parallel to `updatedRows`.
-  var updatedElements: [Element] = []
+  public internal(set) var updatedElements: [Element] = []
 
   /// Whether the change set changes nothing (the builder never returns such a change set).
-  var isEmpty: Bool {
+  public var isEmpty: Bool {
     deletedSections.isEmpty && insertedSections.isEmpty && deletedRows.isEmpty
       && insertedRows.isEmpty && movedRows.isEmpty && updatedRows.isEmpty
   }
 }
 
-extension ChangeSet: Sendable where Element: Sendable {}
+extension RelationChangeSet: Sendable where Element: Sendable {}
 
-extension ChangeSet: CustomStringConvertible {
-  var description: String {
+/// The engine's name for ``RelationChangeSet``.
+typealias ChangeSet<Element> = RelationChangeSet<Element>
+
+extension RelationChangeSet: CustomStringConvertible {
+  /// A compact listing of the changes, for logs and test failures.
+  public var description: String {
     var parts: [String] = []
     func add(_ label: String, _ items: [some CustomStringConvertible]) {
       guard !items.isEmpty else { return }
@@ -100,7 +117,7 @@ extension ChangeSet: CustomStringConvertible {
 
 // MARK: - Replaying onto arrays
 
-extension ChangeSet {
+extension RelationChangeSet {
   /// Applies the changes to `sections`, an array of sections holding the previous content.
   ///
   /// Inserted rows and sections take `transform` of their element; moved rows keep their old
@@ -110,7 +127,7 @@ extension ChangeSet {
   /// - Precondition: `sections` has the shape of the content the change set was computed from.
   /// - Complexity: O(m + r log r), where *m* is the number of elements in `sections` and *r* the
   ///   number of row changes.
-  func apply<T>(to sections: inout [[T]], transform: (Element) -> T) {
+  public func apply<T>(to sections: inout [[T]], transform: (Element) -> T) {
     var removed: [[Bool]] = sections.map { Array(repeating: false, count: $0.count) }
     var replaced: [Position: T] = [:]
     func markRemoved(_ position: Position) {
@@ -181,7 +198,7 @@ extension ChangeSet {
   ///
   /// - Complexity: O(m + r log r), where *m* is the number of elements in `sections` and *r* the
   ///   number of row changes.
-  func apply(to sections: inout [[Element]]) {
+  public func apply(to sections: inout [[Element]]) {
     apply(to: &sections) { $0 }
   }
 
@@ -194,7 +211,7 @@ extension ChangeSet {
   ///
   /// - Returns: `nil` if the change set names any section other than 0.
   /// - Complexity: O(r), where *r* is the number of changed rows.
-  func collectionDifference() -> CollectionDifference<Element>? {
+  public func collectionDifference() -> CollectionDifference<Element>? {
     let sectionsOK = deletedSections.allSatisfy { $0 == 0 }
       && insertedSections.allSatisfy { $0 == 0 }
     let rowsOK = deletedRows.allSatisfy { $0.section == 0 }

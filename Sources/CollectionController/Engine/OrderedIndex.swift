@@ -341,6 +341,21 @@ extension _OrderedIndex {
     return (key, position)
   }
 
+  /// Replaces the sequence number of the element with identity `id`, in place.
+  ///
+  /// The new number must keep the element's order among the elements the comparator finds
+  /// equal to it (relabeling an order-maintenance sequence does), so the tree needs no change.
+  ///
+  /// - Returns: Whether the element is in the index.
+  /// - Complexity: Expected O(1).
+  @discardableResult
+  mutating func setSequence(_ id: ObjectIdentifier, to sequence: UInt64) -> Bool {
+    let slot = _find(id)
+    guard slot >= 0 else { return false }
+    _nodes[Int(slot)].sequence = sequence
+    return true
+  }
+
   /// Removes every element, keeping the permanent section if there is one.
   ///
   /// - Complexity: O(n).

@@ -1,0 +1,34 @@
+import Foundation
+
+/// Controller state behind a lock, for state that holds model objects.
+///
+/// NOTE: not `Synchronization.Mutex`, for two reasons. `Mutex` asks every value moved in or out
+/// to be `sending`, and the controller's state holds model objects that are shared with the
+/// model graph by design, so that check cannot pass; and on Linux `Mutex` is built on raw
+/// futexes, which ThreadSanitizer does not model (it reports every access under it as a race),
+/// while `NSLock` is a pthread mutex, which it does. This wrapper is the one place that vouches
+/// for the state: it is only touched while `lock` is held, and the models themselves follow
+/// their documented threading contract.
+final class _Lock<State>: @unchecked Sendable {
+  private let lock = NSLock()
+  private var state: State
+
+  init(_ state: State) { self.state = state }
+
+  /// Runs `body` with exclusive access to the state. `body` must not change models.
+  func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
+    lock.lock()
+    defer { lock.unlock() }
+    return try body(&state)
+  }
+}
+
+/// A value handed from the thread that changed a model to the controller's delivery context.
+///
+/// `@unchecked Sendable` because what crosses is the controller itself (whose state is behind
+/// `_Lock`) or a change set of models that the receiver observes through the controller:
+/// sharing those models between contexts is the models' documented threading contract.
+struct _Transfer<Value>: @unchecked Sendable {
+  let value: Value
+  init(_ value: Value) { self.value = value }
+}

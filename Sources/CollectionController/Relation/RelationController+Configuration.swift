@@ -1,0 +1,266 @@
+import Binding
+import Foundation
+import Synchronization
+
+extension RelationController {
+  /// Which elements a controller shows: a closure or a Foundation `Predicate`.
+  ///
+  /// ```swift
+  /// try albums.reconfigure { $0.filter = .init { $0.year > 1990 } }
+  /// try albums.reconfigure { $0.filter = .init(#Predicate { $0.year > 1990 }) }
+  /// ```
+  public struct Filter {
+    let _evaluate: (Element) throws -> Bool
+    let _throws: Bool
+
+    /// A filter that shows the elements for which `isIncluded` returns `true`.
+    ///
+    /// - Parameter isIncluded: Decides; it may read anything observable.
+    public init(_ isIncluded: @escaping (Element) -> Bool) {
+      _evaluate = isIncluded
+      _throws = false
+    }
+
+    /// A filter that shows the elements for which `predicate` evaluates to `true`.
+    ///
+    /// An element for which the predicate throws is not shown; a predicate that throws for a
+    /// current element when the controller is created or reconfigured is a configuration
+    /// error.
+    ///
+    /// - Parameter predicate: Decides; it may read anything observable.
+    public init(_ predicate: Predicate<Element>) {
+      _evaluate = { try predicate.evaluate($0) }
+      _throws = true
+    }
+
+  }
+
+  /// What a controller shows and how: filter, sort, sections and observed attributes.
+  ///
+  /// Read it with ``RelationController/configuration`` and change it with
+  /// ``RelationController/reconfigure(_:)``, which reports one diffed change set.
+  ///
+  /// ```swift
+  /// try albums.reconfigure { configuration in
+  ///   configuration.sortedBy = [SortDescriptor(\.title)]
+  ///   configuration.filter = nil
+  /// }
+  /// ```
+  public struct Configuration {
+    /// Which elements to show; `nil` shows all.
+    public var filter: Filter?
+    /// Sort comparators, first decides; ties keep relation order.
+    public var sortedBy: [any SortComparator<Element>]
+    /// The section key of an element (a constant for a controller without sections).
+    public var sectionedBy: (Element) -> SectionKey
+    /// The display name of a section.
+    public var sectionName: (SectionKey) -> String
+    /// Attributes whose change is reported as an update (or a move flagged `changed`).
+    public var observing: [PartialKeyPath<Element>]
+  }
+
+  /// The current configuration.
+  ///
+  /// - Complexity: O(1).
+  public var configuration: Configuration {
+    _lock.withLock { state in
+      let config = state.config
+      return Configuration(
+        filter: config.filter, sortedBy: config.sortedBy, sectionedBy: config.sectionedBy,
+        sectionName: config.sectionName, observing: config.observing)
+    }
+  }
+
+  /// Changes the filter, sort, sections or observed attributes, and reports the difference as
+  /// one change set.
+  ///
+  /// ```swift
+  /// try albums.reconfigure { $0.sortedBy = [SortDescriptor(\.title, order: .reverse)] }
+  /// ```
+  ///
+  /// - Parameter update: Changes the configuration.
+  /// - Throws: ``RelationConfigurationError`` (or what `update` throws) when the new
+  ///   configuration cannot be honoured (a predicate that throws for a current element); the
+  ///   controller and the models are then exactly as before.
+  /// - Complexity: O(n log n), where *n* is the number of elements of the relation.
+  public func reconfigure<Failure: Error>(
+    _ update: (inout Configuration) throws(Failure) -> Void
+  ) throws {
+    var configuration = self.configuration
+    try update(&configuration)
+    let config = _Config(
+      filter: configuration.filter, sortedBy: configuration.sortedBy,
+      sectionedBy: configuration.sectionedBy, sectionName: configuration.sectionName,
+      observing: configuration.observing)
+    let members = _lock.withLock { state in state.members.values.map(\.element) }
+    try config.validate(members)
+    _enqueue(.reconfigure(config), commit: true)
+  }
+}
+
+/// The controller's configuration in the form it runs.
+struct _Config<Element: ObservableModel, SectionKey: Hashable & Comparable> {
+  var filter: RelationControllerFilter<Element>?
+  var sortedBy: [any SortComparator<Element>]
+  var sectionedBy: (Element) -> SectionKey
+  var sectionName: (SectionKey) -> String
+  var observing: [PartialKeyPath<Element>]
+  let compare: (Element, Element) -> ComparisonResult
+
+  init<Owner>(
+    filter: RelationController<Owner, Element, SectionKey>.Filter?,
+    sortedBy: [any SortComparator<Element>],
+    sectionedBy: @escaping (Element) -> SectionKey,
+    sectionName: @escaping (SectionKey) -> String = { String(describing: $0) },
+    observing: [PartialKeyPath<Element>]
+  ) {
+    self.filter = filter.map {
+      RelationControllerFilter(evaluate: $0._evaluate, throws: $0._throws)
+    }
+    self.sortedBy = sortedBy
+    self.sectionedBy = sectionedBy
+    self.sectionName = sectionName
+    self.observing = observing
+    let comparators = sortedBy
+    compare = { a, b in
+      for comparator in comparators {
+        let result = comparator.compare(a, b)
+        if result != .orderedSame { return result }
+      }
+      return .orderedSame
+    }
+  }
+
+  func includes(_ element: Element) -> Bool {
+    guard let filter else { return true }
+    return (try? filter.evaluate(element)) ?? false
+  }
+
+  /// Checks what can only be checked at run time: a predicate must not throw for the current
+  /// elements.
+  func validate(_ elements: [Element]) throws(RelationConfigurationError) {
+    guard let filter, filter.throws else { return }
+    for element in elements where !element.isDeleted {
+      do {
+        _ = try filter.evaluate(element)
+      } catch {
+        throw RelationConfigurationError(
+          "the filter predicate threw \(error) for the element \(element) of type "
+            + "\(Element.self); the controller was left as it was")
+      }
+    }
+  }
+
+  /// Evaluates everything the filter, sort and section functions read of `element`.
+  func readInputs(_ element: Element) {
+    if let filter { _ = try? filter.evaluate(element) }
+    _ = sectionedBy(element)
+    for comparator in sortedBy { _ = comparator.compare(element, element) }
+  }
+}
+
+/// A type-erased filter (the public `Filter` is nested in the generic controller).
+struct RelationControllerFilter<Element> {
+  let evaluate: (Element) throws -> Bool
+  let `throws`: Bool
+}
+
+extension RelationController.Configuration {
+  init(
+    filter: RelationControllerFilter<Element>?, sortedBy: [any SortComparator<Element>],
+    sectionedBy: @escaping (Element) -> SectionKey, sectionName: @escaping (SectionKey) -> String,
+    observing: [PartialKeyPath<Element>]
+  ) {
+    self.filter = filter.map { RelationController.Filter(_erased: $0) }
+    self.sortedBy = sortedBy
+    self.sectionedBy = sectionedBy
+    self.sectionName = sectionName
+    self.observing = observing
+  }
+}
+
+extension RelationController.Filter {
+  init(_erased filter: RelationControllerFilter<Element>) {
+    _evaluate = filter.evaluate
+    _throws = filter.throws
+  }
+}
+
+/// Orders elements with the current configuration's comparator; swapped by reconfiguration
+/// while the index is empty of the elements it would compare (all are removed first).
+final class _ComparatorBox<Element> {
+  var compare: (Element, Element) -> ComparisonResult
+
+  init(_ compare: @escaping (Element, Element) -> ComparisonResult) { self.compare = compare }
+}
+
+/// A private observable value: a transaction trigger or the registration anchor.
+final class _Signal: ObservableModel {
+  let observation = ObservationStorage()
+  @Observed var generation: UInt64 = 0
+}
+
+/// What one element's observation evaluates: everything the configuration reads of it, and
+/// the observed attributes.
+///
+/// It is the argument of a key path subscript (`\Element.[_relationProbe: probe]`), so
+/// `Binding` tracks what evaluating it reads, re-tracks on every evaluation, and re-evaluates
+/// when any of it changes: nested to-one paths and to-many children included.
+final class _Probe<Element: ObservableModel, SectionKey: Hashable & Comparable>: Hashable {
+  let config: _Config<Element, SectionKey>
+  let anchor: _Signal
+  /// Set while the controller registers elements: the evaluation then reads the anchor too, so
+  /// that an element whose functions read nothing observable can still be registered (and
+  /// hear its deletion).
+  let readsAnchor = Atomic<Bool>(false)
+
+  init(_ config: _Config<Element, SectionKey>, anchor: _Signal) {
+    self.config = config
+    self.anchor = anchor
+  }
+
+  func evaluate(_ element: Element) -> _ProbeReading {
+    if readsAnchor.load(ordering: .relaxed) { _ = anchor.generation }
+    config.readInputs(element)
+    return _ProbeReading(attributes: config.observing.map { element[keyPath: $0] })
+  }
+
+  static func == (lhs: _Probe, rhs: _Probe) -> Bool { lhs === rhs }
+  func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+}
+
+/// The observed attributes of an element at one evaluation; deliberately not `Equatable`, so
+/// that `Binding` delivers every re-evaluation (a sort key may change without changing these).
+struct _ProbeReading {
+  let attributes: [Any]
+
+  /// Whether an observed attribute differs between two readings.
+  func differs(from other: _ProbeReading) -> Bool {
+    guard attributes.count == other.attributes.count else { return true }
+    for (a, b) in zip(attributes, other.attributes) where !_sameValue(a, b) { return true }
+    return false
+  }
+}
+
+extension ObservableModel {
+  subscript<SectionKey>(_relationProbe probe: _Probe<Self, SectionKey>) -> _ProbeReading {
+    probe.evaluate(self)
+  }
+}
+
+/// Compares two values of an observed attribute: `==` when `Equatable`, identity for objects,
+/// otherwise "changed".
+func _sameValue(_ a: Any, _ b: Any) -> Bool {
+  if let a = a as? any Equatable { return a._isEqual(to: b) }
+  if type(of: a) is AnyObject.Type, type(of: b) is AnyObject.Type {
+    return (a as AnyObject) === (b as AnyObject)
+  }
+  return false
+}
+
+extension Equatable {
+  fileprivate func _isEqual(to other: Any) -> Bool {
+    guard let other = other as? Self else { return false }
+    return self == other
+  }
+}

@@ -1,0 +1,305 @@
+import Binding
+
+/// What happened to a section or an element, as NSFetchedResultsController's delegate says it.
+public enum RelationChangeType: Hashable, Sendable {
+  /// It appeared (at the new position).
+  case insert
+  /// It disappeared (from the old position).
+  case delete
+  /// The element moved from the old position to the new one.
+  case move
+  /// The element stayed in place (in the batch-update sense) and an observed attribute changed.
+  case update
+}
+
+/// A receiver of a relation controller's changes, shaped like NSFetchedResultsController's
+/// delegate: will change, section changes, element changes, did change, in that order.
+///
+/// Every method has a default that does nothing. Within one change set, section changes come
+/// first (deletions, then insertions), then element changes: insertions, deletions, moves,
+/// updates. Positions follow UITableView's batch-update rules (see ``RelationChangeSet``): a
+/// deletion, a move's source and an update name the old position; an insertion and a move's
+/// destination name the new one.
+///
+/// ```swift
+/// final class AlbumList: RelationControllerDelegate {
+///   func relationController(
+///     _ controller: RelationController<Artist, Album, Int>, didChange album: Album,
+///     at position: RowPosition?, for type: RelationChangeType, newPosition: RowPosition?
+///   ) { print(type, position as Any, newPosition as Any) }
+/// }
+/// albums.delegate = list
+/// ```
+///
+/// - Important: A main-actor type conforms with an isolated conformance
+///   (`extension AlbumList: @MainActor RelationControllerDelegate`) and gets a controller that
+///   delivers on the main actor (created on the main actor, or with `delivery: .mainActor`).
+public protocol RelationControllerDelegate<Owner, Element, SectionKey>: AnyObject {
+  /// The owner of the relation.
+  associatedtype Owner: ObservableModel
+  /// The elements of the relation.
+  associatedtype Element: ObservableModel
+  /// The section key.
+  associatedtype SectionKey: Hashable & Comparable
+
+  /// A change set begins (UIKit: `beginUpdates`).
+  ///
+  /// - Parameter controller: The controller whose content changes.
+  func relationControllerWillChangeContent(
+    _ controller: RelationController<Owner, Element, SectionKey>)
+
+  /// A section was inserted (at its new index) or deleted (at its old index).
+  ///
+  /// - Parameters:
+  ///   - controller: The controller whose content changes.
+  ///   - section: The section: for a deletion, as it was; for an insertion, as it is.
+  ///   - index: The old index of a deleted section, the new index of an inserted one.
+  ///   - type: ``RelationChangeType/insert`` or ``RelationChangeType/delete``.
+  func relationController(
+    _ controller: RelationController<Owner, Element, SectionKey>,
+    didChange section: RelationController<Owner, Element, SectionKey>.Section,
+    atSectionIndex index: Int, for type: RelationChangeType)
+
+  /// An element was inserted, deleted, moved or updated.
+  ///
+  /// - Parameters:
+  ///   - controller: The controller whose content changes.
+  ///   - element: The element.
+  ///   - position: The old position (`nil` for an insertion).
+  ///   - type: What happened.
+  ///   - newPosition: The new position (for an insertion and a move; otherwise `nil`).
+  func relationController(
+    _ controller: RelationController<Owner, Element, SectionKey>, didChange element: Element,
+    at position: RowPosition?, for type: RelationChangeType, newPosition: RowPosition?)
+
+  /// The change set ended (UIKit: `endUpdates`); the content is now the new content.
+  ///
+  /// Moves whose element also changed are flagged in `changes.movedRows` (`changed`):
+  /// reconfigure those cells at their new positions.
+  ///
+  /// - Parameters:
+  ///   - controller: The controller whose content changed.
+  ///   - changes: The whole change set.
+  func relationController(
+    _ controller: RelationController<Owner, Element, SectionKey>,
+    didChangeContent changes: RelationChangeSet<Element>)
+}
+
+extension RelationControllerDelegate {
+  /// Does nothing.
+  ///
+  /// - Parameter controller: The controller.
+  public func relationControllerWillChangeContent(
+    _ controller: RelationController<Owner, Element, SectionKey>
+  ) {}
+
+  /// Does nothing.
+  ///
+  /// - Parameters:
+  ///   - controller: The controller.
+  ///   - section: The section.
+  ///   - index: Its index.
+  ///   - type: What happened.
+  public func relationController(
+    _ controller: RelationController<Owner, Element, SectionKey>,
+    didChange section: RelationController<Owner, Element, SectionKey>.Section,
+    atSectionIndex index: Int, for type: RelationChangeType
+  ) {}
+
+  /// Does nothing.
+  ///
+  /// - Parameters:
+  ///   - controller: The controller.
+  ///   - element: The element.
+  ///   - position: The old position.
+  ///   - type: What happened.
+  ///   - newPosition: The new position.
+  public func relationController(
+    _ controller: RelationController<Owner, Element, SectionKey>, didChange element: Element,
+    at position: RowPosition?, for type: RelationChangeType, newPosition: RowPosition?
+  ) {}
+
+  /// Does nothing.
+  ///
+  /// - Parameters:
+  ///   - controller: The controller.
+  ///   - changes: The change set.
+  public func relationController(
+    _ controller: RelationController<Owner, Element, SectionKey>,
+    didChangeContent changes: RelationChangeSet<Element>
+  ) {}
+}
+
+/// The change sets of a relation controller as an asynchronous sequence.
+///
+/// Made by ``RelationController/changes``. It never drops a change set and finishes when the
+/// controller is released. The controller's content may be ahead of a change set by the time
+/// a consumer reads it: keep your own copy with ``RelationChangeSet/apply(to:)``.
+///
+/// ```swift
+/// var content = albums.sections.map(\.objects)
+/// for await changes in albums.changes { changes.apply(to: &content) }
+/// ```
+public struct RelationChangeSequence<Model>: AsyncSequence {
+  /// A change set.
+  public typealias Element = RelationChangeSet<Model>
+  /// Iteration never throws.
+  public typealias Failure = Never
+
+  let base: AsyncStream<_Transfer<RelationChangeSet<Model>>>
+
+  /// Creates the iterator.
+  ///
+  /// - Returns: An iterator over the change sets.
+  public func makeAsyncIterator() -> AsyncIterator {
+    AsyncIterator(base: base.makeAsyncIterator())
+  }
+
+  /// The iterator of ``RelationChangeSequence``.
+  public struct AsyncIterator: AsyncIteratorProtocol {
+    var base: AsyncStream<_Transfer<RelationChangeSet<Model>>>.AsyncIterator
+
+    /// The next change set, or `nil` once the controller is gone.
+    ///
+    /// - Returns: The next change set.
+    public mutating func next() async -> RelationChangeSet<Model>? {
+      await base.next()?.value
+    }
+  }
+}
+
+/// A controller whose change streams can end (non-generic, for the `@Sendable` termination
+/// handler).
+protocol _StreamOwner: AnyObject, Sendable {
+  func _endStream(_ id: UInt64)
+}
+
+extension RelationController: _StreamOwner {
+  func _endStream(_ id: UInt64) {
+    _lock.withLock { state in state.streams[id] = nil }
+  }
+}
+
+/// Forgets the stream `id` of `owner` when its consumer stops.
+func _onTermination<Value>(
+  of continuation: AsyncStream<Value>.Continuation, _ owner: any _StreamOwner, _ id: UInt64
+) {
+  continuation.onTermination = { [weak owner] _ in owner?._endStream(id) }
+}
+
+extension RelationController {
+  /// A registration of a change handler; ``cancel()`` ends it.
+  public final class Subscription {
+    let _cancel: () -> Void
+
+    init(_ cancel: @escaping () -> Void) { _cancel = cancel }
+
+    /// Ends the registration: the handler is not called after this returns (on this thread).
+    /// Idempotent.
+    public func cancel() { _cancel() }
+  }
+
+  /// The delegate, held weakly.
+  ///
+  /// ```swift
+  /// albums.delegate = albumList
+  /// ```
+  public var delegate: (any RelationControllerDelegate<Owner, Element, SectionKey>)? {
+    get { _lock.withLock { $0.delegate } }
+    set { _lock.withLock { $0.delegate = newValue } }
+  }
+
+  /// Calls `handler` with each change set, in the controller's delivery context, after the
+  /// content changed (reading the controller there gives the content of that change set).
+  ///
+  /// ```swift
+  /// albums.onChange { changes in
+  ///   print(changes.insertedRows, changes.deletedRows)
+  /// }
+  /// ```
+  ///
+  /// - Parameter handler: Receives each change set; kept until cancelled or the controller
+  ///   goes.
+  /// - Returns: A subscription that ends the registration (it ends with the controller too).
+  /// - Complexity: O(1).
+  @discardableResult
+  public func onChange(
+    _ handler: @escaping (RelationChangeSet<Element>) -> Void
+  ) -> Subscription {
+    let id = _lock.withLock { state -> UInt64 in
+      state.nextHandlerID += 1
+      state.handlers.append((state.nextHandlerID, handler))
+      return state.nextHandlerID
+    }
+    return Subscription { [weak self] in
+      self?._lock.withLock { state in state.handlers.removeAll { $0.id == id } }
+    }
+  }
+
+  /// The change sets from now on, as an asynchronous sequence (unbounded buffer).
+  ///
+  /// ```swift
+  /// for await changes in albums.changes { print(changes) }
+  /// ```
+  ///
+  /// - Complexity: O(1) to create.
+  public var changes: RelationChangeSequence<Element> {
+    let (stream, continuation) = AsyncStream<_Transfer<RelationChangeSet<Element>>>.makeStream(
+      bufferingPolicy: .unbounded)
+    let id = _lock.withLock { state -> UInt64 in
+      state.nextHandlerID += 1
+      state.streams[state.nextHandlerID] = continuation
+      return state.nextHandlerID
+    }
+    _onTermination(of: continuation, self, id)
+    return RelationChangeSequence(base: stream)
+  }
+
+  /// Hands a change set to the delegate, the handlers and the streams, outside the lock.
+  func _deliver(_ delivery: _Delivery) {
+    let (delegate, handlers, streams) = _lock.withLock { state in
+      (state.delegate, state.handlers.map(\.call), Array(state.streams.values))
+    }
+    if let delegate { _notify(delegate, delivery) }
+    for handler in handlers { handler(delivery.changes) }
+    for stream in streams { stream.yield(_Transfer(delivery.changes)) }
+  }
+
+  func _notify(
+    _ delegate: any RelationControllerDelegate<Owner, Element, SectionKey>, _ delivery: _Delivery
+  ) {
+    let changes = delivery.changes
+    delegate.relationControllerWillChangeContent(self)
+    for (ordinal, index) in changes.deletedSections.enumerated() {
+      let key = delivery.deletedSectionKeys[ordinal]
+      let section = Section(
+        key: key, name: delivery.sectionName(key),
+        objects: changes.deletedSectionElements[ordinal])
+      delegate.relationController(self, didChange: section, atSectionIndex: index, for: .delete)
+    }
+    for (ordinal, index) in changes.insertedSections.enumerated() {
+      let key = delivery.insertedSectionKeys[ordinal]
+      let section = Section(
+        key: key, name: delivery.sectionName(key),
+        objects: changes.insertedSectionElements[ordinal])
+      delegate.relationController(self, didChange: section, atSectionIndex: index, for: .insert)
+    }
+    for (position, element) in zip(changes.insertedRows, changes.insertedElements) {
+      delegate.relationController(
+        self, didChange: element, at: nil, for: .insert, newPosition: position)
+    }
+    for (position, element) in zip(changes.deletedRows, changes.deletedElements) {
+      delegate.relationController(
+        self, didChange: element, at: position, for: .delete, newPosition: nil)
+    }
+    for (move, element) in zip(changes.movedRows, changes.movedElements) {
+      delegate.relationController(
+        self, didChange: element, at: move.from, for: .move, newPosition: move.to)
+    }
+    for (position, element) in zip(changes.updatedRows, changes.updatedElements) {
+      delegate.relationController(
+        self, didChange: element, at: position, for: .update, newPosition: nil)
+    }
+    delegate.relationController(self, didChangeContent: changes)
+  }
+}

@@ -1,0 +1,714 @@
+import Binding
+import Dispatch
+import Foundation
+
+// How a relation controller turns observations into change sets.
+//
+// Every observation (the relation, each element, the transaction trigger) is synchronous: it
+// runs on the thread that made the change and only appends an event to the controller's queue.
+// Events are folded, in order, by one drainer at a time (on the delivery context): relation
+// events update the members (and their order labels), element events mark elements dirty, and
+// a commit turns the dirty elements into one change set through the engine, which the drainer
+// then delivers outside the lock before it folds the next transaction's events. Events that
+// arrive while a change set is being delivered wait in the queue, so the content a receiver
+// reads is always the content of the change set it was handed.
+//
+// Transactions: the first event after a commit "arms" the trigger by writing a private
+// `@Observed` value that the controller observes with `.coalesced`. Outside `coalesce` its
+// observation runs at once (one change, one change set); inside, at the end of the outermost
+// block, after every change of the block has queued its event (one block, one change set).
+
+/// Where a controller's deliveries run.
+enum _Route {
+  case synchronous
+  case mainActor
+  case queue(DispatchQueue)
+
+  init(_ delivery: RelationDelivery, isolation: (any Actor)?) {
+    switch delivery.kind {
+    case .synchronous: self = .synchronous
+    case .mainActor: self = .mainActor
+    case .queue(let queue): self = .queue(queue)
+    case .automatic:
+      if let isolation, isolation === MainActor.shared {
+        self = .mainActor
+      } else {
+        self = .synchronous
+      }
+    }
+  }
+}
+
+/// A value of the relation, as the relation's observation heard it.
+enum _RelationValue<Element: AnyObject> {
+  case array([Element])
+  case unordered(_SetValue<Element>)
+
+  static func set(_ set: Set<Element>) -> _RelationValue where Element: Hashable {
+    .unordered(
+      _SetValue(
+        count: set.count, elements: { Array(set) },
+        member: { element in set.firstIndex(of: element).map { set[$0] } }))
+  }
+
+  func elements() -> [Element] {
+    switch self {
+    case .array(let array): array
+    case .unordered(let set): set.elements()
+    }
+  }
+}
+
+/// A set relation's value with its `Hashable` element type erased.
+struct _SetValue<Element: AnyObject> {
+  let count: Int
+  let elements: () -> [Element]
+  /// The member equal to an element, if any.
+  let member: (Element) -> Element?
+}
+
+extension RelationController {
+  /// One observed event, in the order it happened.
+  enum _Event {
+    case relation(_RelationValue<Element>, hint: _RelationHint?)
+    case element(ObjectIdentifier, changedAttributes: Bool)
+    case deleted(ObjectIdentifier)
+    case ownerDeleted
+    case reconfigure(_Config<Element, SectionKey>)
+    case commit
+  }
+
+  /// One element of the relation.
+  struct _Member {
+    let element: Element
+    /// The element's place in relation order (a sequence for the index's tie-breaks): an
+    /// order-maintenance label for arrays, the order of entry for sets.
+    var label: UInt64
+    /// How many times an array holds the element.
+    var occurrences: Int
+    var token: ObservationToken?
+    var deleted: Bool
+  }
+
+  /// A change set with what receivers need besides it.
+  struct _Delivery {
+    let changes: RelationChangeSet<Element>
+    let deletedSectionKeys: [SectionKey]
+    let insertedSectionKeys: [SectionKey]
+    let sectionName: (SectionKey) -> String
+  }
+
+  /// Everything behind the controller's lock (a class, so that the index can be mutated while
+  /// closures read the members).
+  final class _State {
+    var index: _OrderedIndex<Element, SectionKey>
+    var config: _Config<Element, SectionKey>
+    var probe: _Probe<Element, SectionKey>
+    var members: [ObjectIdentifier: _Member] = [:]
+    /// Extra occurrences in the array (an element held twice counts once here).
+    var duplicates = 0
+    var lastArray: [Element] = []
+    var lastSetCount = 0
+    var nextSequence: UInt64 = 1
+    var queue: [_Event] = []
+    var eventsSinceCommit = 0
+    var draining = false
+    var scheduled = false
+    var armed = false
+    var writingTrigger = false
+    var triggerFired = false
+    var dirtyIndex: [ObjectIdentifier: Int] = [:]
+    var dirty: [(element: Element, changedAttributes: Bool)] = []
+    var registrationsSinceSweep = 0
+    weak var delegate: (any RelationControllerDelegate<Owner, Element, SectionKey>)?
+    var handlers: [(id: UInt64, call: (RelationChangeSet<Element>) -> Void)] = []
+    var streams: [UInt64: AsyncStream<_Transfer<RelationChangeSet<Element>>>.Continuation] = [:]
+    var nextHandlerID: UInt64 = 0
+
+    init(
+      index: _OrderedIndex<Element, SectionKey>, config: _Config<Element, SectionKey>,
+      probe: _Probe<Element, SectionKey>
+    ) {
+      self.index = index
+      self.config = config
+      self.probe = probe
+    }
+  }
+}
+
+// MARK: - Events in
+
+extension RelationController {
+  /// Queues an event; arms the transaction trigger for the first event after a commit.
+  func _enqueue(_ event: _Event, commit: Bool = false) {
+    let arm = _lock.withLock { state -> Bool in
+      state.queue.append(event)
+      if commit {
+        state.queue.append(.commit)
+        state.eventsSinceCommit = 0
+        return false
+      }
+      state.eventsSinceCommit += 1
+      guard !state.armed else { return false }
+      state.armed = true
+      state.writingTrigger = true
+      return true
+    }
+    if arm {
+      _armTrigger()
+    } else if commit {
+      _requestDrain()
+    }
+  }
+
+  /// Writes the trigger (only the thread that armed it writes, so writes never overlap).
+  func _armTrigger() {
+    while true {
+      _trigger.generation &+= 1
+      let again = _lock.withLock { state -> Bool in
+        state.writingTrigger = false
+        // Not fired: deferred to the end of the open coalesced block, which disarms it.
+        guard state.triggerFired else { return false }
+        state.triggerFired = false
+        if state.eventsSinceCommit > 0 {
+          // Another thread queued events during the write, relying on this trigger.
+          state.writingTrigger = true
+          return true
+        }
+        state.armed = false
+        return false
+      }
+      if !again { break }
+    }
+    _requestDrain()
+  }
+
+  /// The trigger's coalesced observation: the transaction ends here.
+  func _triggerFired() {
+    let drain = _lock.withLock { state -> Bool in
+      state.queue.append(.commit)
+      state.eventsSinceCommit = 0
+      if state.writingTrigger {
+        state.triggerFired = true
+        return false
+      }
+      state.armed = false
+      return true
+    }
+    if drain { _requestDrain() }
+  }
+
+  /// An element's observation: something its functions read, or an observed attribute, changed;
+  /// or it was deleted.
+  func _elementChanged(_ change: KeyPathChange<Element, _ProbeReading>) {
+    let id = ObjectIdentifier(change.object)
+    switch change.kind {
+    case .deletion:
+      _enqueue(.deleted(id))
+    case .change:
+      _enqueue(.element(id, changedAttributes: change.newValue.differs(from: change.oldValue)))
+    case .initial:
+      break
+    }
+  }
+
+  /// Observes what the configuration reads of `element`, and its deletion.
+  func _observe(_ element: Element, _ probe: _Probe<Element, SectionKey>) -> ObservationToken {
+    probe.readsAnchor.store(true, ordering: .relaxed)
+    defer { probe.readsAnchor.store(false, ordering: .relaxed) }
+    return element.observe(\Element.[_relationProbe: probe], delivery: .synchronous) {
+      [weak self] change in self?._elementChanged(change)
+    }
+  }
+}
+
+// MARK: - Draining
+
+extension RelationController {
+  func _requestDrain() {
+    let action = _lock.withLock { state -> _DrainAction in
+      guard !state.draining, !state.scheduled, !state.queue.isEmpty else { return .none }
+      switch _route {
+      case .synchronous:
+        state.draining = true
+        return .now
+      case .mainActor:
+        if Thread.isMainThread {
+          state.draining = true
+          return .now
+        }
+        state.scheduled = true
+        return .main
+      case .queue(let queue):
+        state.scheduled = true
+        return .queue(queue)
+      }
+    }
+    switch action {
+    case .none: break
+    case .now: _drain()
+    case .main: _schedule(self, on: .main)
+    case .queue(let queue): _schedule(self, on: queue)
+    }
+  }
+
+  func _scheduledDrain() {
+    let start = _lock.withLock { state -> Bool in
+      state.scheduled = false
+      guard !state.draining else { return false }
+      state.draining = true
+      return true
+    }
+    if start { _drain() }
+  }
+
+  /// Folds queued events and delivers change sets until the queue is empty.
+  func _drain() {
+    while true {
+      let (step, sweep) = _lock.withLock { state -> (_DrainStep, Bool) in
+        if state.queue.isEmpty {
+          state.draining = false
+          return (.done, false)
+        }
+        // One transaction at a time: the events up to the first commit.
+        var commit = false
+        var taken = 0
+        for event in state.queue {
+          taken += 1
+          if case .commit = event {
+            commit = true
+            break
+          }
+          _fold(event, into: state)
+        }
+        state.queue.removeFirst(taken)
+        if commit {
+          // Elements whose events are still queued may already have new keys: move them now
+          // (their own transaction then finds them in place), so that no comparison reads a
+          // key that disagrees with the element's place in the index.
+          for case .element(let id, _) in state.queue {
+            if let member = state.members[id], !member.deleted {
+              _touch(member.element, false, state)
+            }
+          }
+        }
+        let sweep = state.registrationsSinceSweep > max(1024, 2 * state.members.count)
+        if sweep { state.registrationsSinceSweep = 0 }
+        guard commit, let delivery = _transaction(state) else { return (.again, sweep) }
+        return (.deliver(delivery), sweep)
+      }
+      if sweep { _sweep() }
+      switch step {
+      case .done: return
+      case .again: continue
+      case .deliver(let delivery): _deliver(delivery)
+      }
+    }
+  }
+
+  /// Releases the entries that registrations left on the anchor: writing it re-evaluates the
+  /// elements that still read it (they stop reading it) and unlinks the dead entries. Run by
+  /// the drainer only, so writes never overlap; amortized O(1) per registration.
+  func _sweep() {
+    _anchor.generation &+= 1
+  }
+
+  /// Runs the transaction over the dirty elements.
+  func _transaction(_ state: _State) -> _Delivery? {
+    guard !state.dirty.isEmpty else { return nil }
+    _healAroundTouched(state)
+    let touched = state.dirty
+    state.dirty = []
+    state.dirtyIndex = [:]
+    let oldKeys = state.index.sectionKeys
+    let config = state.config
+    let changes = state.index.applyTransaction(touching: touched) { element in
+      guard let member = state.members[ObjectIdentifier(element)], !member.deleted,
+        config.includes(element)
+      else { return nil }
+      return (config.sectionedBy(element), member.label)
+    }
+    guard let changes else { return nil }
+    let newKeys = changes.insertedSections.isEmpty ? [] : state.index.sectionKeys
+    return _Delivery(
+      changes: changes,
+      deletedSectionKeys: changes.deletedSections.map { oldKeys[$0] },
+      insertedSectionKeys: changes.insertedSections.map { newKeys[$0] },
+      sectionName: config.sectionName)
+  }
+}
+
+// MARK: - Stale neighbours
+
+extension RelationController {
+  /// Touches the untouched elements around each touched one that are out of order.
+  ///
+  /// One write of a shared object (a label that several albums sort by) notifies the elements
+  /// that read it one after the other, and each notification is a transaction: while the first
+  /// is placed, the others already have their new keys but not yet their new places. A
+  /// comparison with such a stale element can put the placed element on the wrong side of it;
+  /// the misplacement is always next to the stale element, so when the stale element's own
+  /// transaction removes it, the elements on either side of the gap it leaves are compared and
+  /// moved too while they are out of order.
+  func _healAroundTouched(_ state: _State) {
+    var scanned = 0
+    while scanned < state.dirty.count {
+      let element = state.dirty[scanned].element
+      scanned += 1
+      guard let position = state.index.position(of: ObjectIdentifier(element)) else { continue }
+      let section = position.section
+      let rows = state.index.count(inSection: section)
+      func isTouched(_ row: Int) -> Bool {
+        state.dirtyIndex[ObjectIdentifier(state.index.element(atSection: section, row: row))]
+          != nil
+      }
+      var left = position.row - 1
+      var right = position.row + 1
+      while left >= 0 && isTouched(left) { left -= 1 }
+      while right < rows && isTouched(right) { right += 1 }
+      while left >= 0 && right < rows {
+        let before = state.index.element(atSection: section, row: left)
+        let after = state.index.element(atSection: section, row: right)
+        guard _ordersAfter(before, after, state) else { break }
+        _touch(before, false, state)
+        _touch(after, false, state)
+        while left >= 0 && isTouched(left) { left -= 1 }
+        while right < rows && isTouched(right) { right += 1 }
+      }
+    }
+  }
+
+  /// Whether `a` belongs after `b` by the live sort keys and relation order.
+  func _ordersAfter(_ a: Element, _ b: Element, _ state: _State) -> Bool {
+    switch state.config.compare(a, b) {
+    case .orderedDescending: return true
+    case .orderedAscending: return false
+    case .orderedSame:
+      return _labelOf(a, state) > _labelOf(b, state)
+    }
+  }
+}
+
+// MARK: - Folding events
+
+extension RelationController {
+  func _fold(_ event: _Event, into state: _State) {
+    switch event {
+    case .element(let id, let changed):
+      if let member = state.members[id], !member.deleted {
+        _touch(member.element, changed, state)
+      }
+    case .deleted(let id):
+      guard var member = state.members[id], !member.deleted else { return }
+      member.deleted = true
+      member.token?.cancel()
+      member.token = nil
+      state.members[id] = member
+      _touch(member.element, false, state)
+    case .ownerDeleted:
+      for id in Array(state.members.keys) { _leave(id, state) }
+      state.lastArray = []
+      state.lastSetCount = 0
+      state.duplicates = 0
+    case .relation(.array(let array), let hint):
+      if hint == nil || !_applyArrayHint(hint.unsafelyUnwrapped, array, state) {
+        _diffArray(array, state)
+      }
+      state.lastArray = array
+    case .relation(.unordered(let set), let hint):
+      if hint == nil || !_applySetHint(hint.unsafelyUnwrapped, set, state) {
+        _diffSet(set, state)
+      }
+      state.lastSetCount = set.count
+    case .reconfigure(let config):
+      state.config = config
+      _comparator.compare = config.compare
+      let probe = _Probe(config, anchor: _anchor)
+      state.probe = probe
+      for (id, member) in state.members {
+        var member = member
+        if !member.deleted {
+          member.token?.cancel()
+          member.token = _observe(member.element, probe)
+          state.registrationsSinceSweep += 1
+        }
+        state.members[id] = member
+        _touch(member.element, false, state)
+      }
+    case .commit:
+      break
+    }
+  }
+
+  func _touch(_ element: Element, _ changed: Bool, _ state: _State) {
+    let id = ObjectIdentifier(element)
+    if let slot = state.dirtyIndex[id] {
+      if changed { state.dirty[slot].changedAttributes = true }
+    } else {
+      state.dirtyIndex[id] = state.dirty.count
+      state.dirty.append((element, changed))
+    }
+  }
+
+  func _enter(_ element: Element, label: UInt64, occurrences: Int = 1, _ state: _State) {
+    let id = ObjectIdentifier(element)
+    if element.isDeleted {
+      state.members[id] = _Member(
+        element: element, label: label, occurrences: occurrences, token: nil, deleted: true)
+      return
+    }
+    let token = _observe(element, state.probe)
+    state.registrationsSinceSweep += 1
+    state.members[id] = _Member(
+      element: element, label: label, occurrences: occurrences, token: token,
+      deleted: !token.isActive)
+    _touch(element, false, state)
+  }
+
+  func _leave(_ id: ObjectIdentifier, _ state: _State) {
+    guard let member = state.members.removeValue(forKey: id) else { return }
+    member.token?.cancel()
+    _touch(member.element, false, state)
+  }
+
+  func _setLabel(_ label: UInt64, of id: ObjectIdentifier, _ state: _State) {
+    state.members[id]?.label = label
+    state.index.setSequence(id, to: label)
+  }
+
+  // MARK: Arrays
+
+  /// Diffs a whole new array by identity: O(n log n) (an increasing-subsequence pass keeps
+  /// the elements whose relative order did not change untouched).
+  func _diffArray(_ array: [Element], _ state: _State) {
+    if array.count == state.lastArray.count
+      && _bufferIdentity(array) == _bufferIdentity(state.lastArray)
+    {
+      return
+    }
+    var occurrences: [ObjectIdentifier: Int] = [:]
+    occurrences.reserveCapacity(array.count)
+    var unique: [Element] = []
+    unique.reserveCapacity(array.count)
+    for element in array {
+      let id = ObjectIdentifier(element)
+      if let count = occurrences[id] {
+        occurrences[id] = count + 1
+      } else {
+        occurrences[id] = 1
+        unique.append(element)
+      }
+    }
+    let leaving = state.members.keys.filter { occurrences[$0] == nil }
+    for id in leaving { _leave(id, state) }
+    // Retained elements whose order relative to the others changed are touched; the others
+    // keep their relative order, so their new labels keep the index valid.
+    var retained: [Int] = []
+    var labels: [UInt64] = []
+    for (offset, element) in unique.enumerated() {
+      if let member = state.members[ObjectIdentifier(element)] {
+        retained.append(offset)
+        labels.append(member.label)
+      }
+    }
+    let keep = _longestIncreasingRun(labels)
+    for (k, offset) in retained.enumerated() where !keep[k] {
+      _touch(unique[offset], false, state)
+    }
+    let step = UInt64.max / UInt64(unique.count + 1)
+    for (offset, element) in unique.enumerated() {
+      let id = ObjectIdentifier(element)
+      let label = step * UInt64(offset + 1)
+      let count = occurrences[id] ?? 1
+      if state.members[id] != nil {
+        state.members[id]?.occurrences = count
+        _setLabel(label, of: id, state)
+      } else {
+        _enter(element, label: label, occurrences: count, state)
+      }
+    }
+    state.duplicates = array.count - unique.count
+  }
+
+  /// Applies a fine-grained edit in O(log n) (amortized, with relabeling); `false` when the
+  /// change heard is not exactly that edit (then the caller diffs).
+  func _applyArrayHint(_ hint: _RelationHint, _ array: [Element], _ state: _State) -> Bool {
+    guard state.duplicates == 0, hint.oldCount == state.lastArray.count,
+      hint.newCount == array.count, hint.oldBase == _bufferIdentity(state.lastArray),
+      hint.newBase == _bufferIdentity(array)
+    else { return false }
+    switch hint.edit {
+    case .insert(let object, let index):
+      let id = ObjectIdentifier(object)
+      guard array[index] === object, state.members[id] == nil else { return false }
+      _enter(array[index], label: _label(at: index, in: array, state), state)
+    case .remove(let object, _):
+      let id = ObjectIdentifier(object)
+      guard let member = state.members[id], member.occurrences == 1 else { return false }
+      _leave(id, state)
+    case .replace(let index, let old, let new):
+      guard array[index] === new else { return false }
+      if old === new { return true }
+      let oldID = ObjectIdentifier(old)
+      guard let member = state.members[oldID], member.occurrences == 1,
+        state.members[ObjectIdentifier(new)] == nil
+      else { return false }
+      _leave(oldID, state)
+      _enter(array[index], label: member.label, state)
+    case .move(let object, let from, let to):
+      let id = ObjectIdentifier(object)
+      guard array[to] === object, let member = state.members[id] else { return false }
+      if from == to { return true }
+      _setLabel(_label(at: to, in: array, state), of: id, state)
+      _touch(member.element, false, state)
+    case .setInsert, .setRemove:
+      return false
+    }
+    return true
+  }
+
+  /// A label for the element at `index` of `array` between its neighbours' labels, relabeling
+  /// a window around it when they leave no room.
+  func _label(at index: Int, in array: [Element], _ state: _State) -> UInt64 {
+    let low: UInt64 = index > 0 ? _labelOf(array[index - 1], state) : 0
+    let high: UInt64 = index + 1 < array.count ? _labelOf(array[index + 1], state) : .max
+    if high > low && high - low >= 2 {
+      let gap = high - low
+      // Appends and prepends leave room for more of the same.
+      if index + 1 >= array.count { return low + min(gap / 2, 1 << 32) }
+      if index == 0 { return high - min(gap / 2, 1 << 32) }
+      return low + gap / 2
+    }
+    return _relabel(around: index, in: array, state)
+  }
+
+  func _labelOf(_ element: Element, _ state: _State) -> UInt64 {
+    state.members[ObjectIdentifier(element)]?.label ?? 0
+  }
+
+  /// Spreads the labels of the smallest window around `index` (doubling) whose label range
+  /// leaves a gap of about its size between neighbours; returns the label for `index`.
+  func _relabel(around index: Int, in array: [Element], _ state: _State) -> UInt64 {
+    var size = 2
+    while true {
+      let lo = max(0, index - size / 2)
+      let hi = min(array.count, lo + size + 1)
+      let low: UInt64 = lo > 0 ? _labelOf(array[lo - 1], state) : 0
+      let high: UInt64 = hi < array.count ? _labelOf(array[hi], state) : .max
+      let count = UInt64(hi - lo)
+      let step = high > low ? (high - low) / (count + 1) : 0
+      if step >= 2 * count + 2 || (lo == 0 && hi == array.count) {
+        var result: UInt64 = 0
+        for offset in lo..<hi {
+          let label = low + step * UInt64(offset - lo + 1)
+          if offset == index {
+            result = label
+          } else {
+            _setLabel(label, of: ObjectIdentifier(array[offset]), state)
+          }
+        }
+        return result
+      }
+      size *= 2
+    }
+  }
+
+  // MARK: Sets
+
+  func _diffSet(_ set: _SetValue<Element>, _ state: _State) {
+    let elements = set.elements()
+    var present = Set<ObjectIdentifier>(minimumCapacity: elements.count)
+    for element in elements {
+      let id = ObjectIdentifier(element)
+      present.insert(id)
+      if state.members[id] == nil {
+        _enter(element, label: state.nextSequence, state)
+        state.nextSequence += 1
+      }
+    }
+    let leaving = state.members.keys.filter { !present.contains($0) }
+    for id in leaving { _leave(id, state) }
+  }
+
+  func _applySetHint(_ hint: _RelationHint, _ set: _SetValue<Element>, _ state: _State) -> Bool {
+    guard hint.oldCount == state.lastSetCount, hint.newCount == set.count else { return false }
+    switch hint.edit {
+    case .setInsert(let object):
+      // The hint is for this relation, whose elements are `Element`.
+      let element = unsafeDowncast(object, to: Element.self)
+      guard set.member(element) === object, state.members[ObjectIdentifier(object)] == nil
+      else { return false }
+      _enter(element, label: state.nextSequence, state)
+      state.nextSequence += 1
+    case .setRemove(let object):
+      let id = ObjectIdentifier(object)
+      guard let member = state.members[id], set.member(member.element) !== object else {
+        return false
+      }
+      _leave(id, state)
+    default:
+      return false
+    }
+    return true
+  }
+}
+
+/// What a request to drain does.
+enum _DrainAction {
+  case none, now, main
+  case queue(DispatchQueue)
+}
+
+extension RelationController {
+  /// One step of the drain loop.
+  enum _DrainStep {
+    case done, again
+    case deliver(_Delivery)
+  }
+}
+
+/// A controller that a scheduled drain runs on (non-generic, so that the `@Sendable` closure
+/// that schedules it captures no generic metatype).
+protocol _Drainable: AnyObject, Sendable {
+  func _scheduledDrain()
+}
+
+extension RelationController: _Drainable {}
+
+/// Runs `controller`'s drain on `queue`, unless the controller is gone by then.
+func _schedule(_ controller: any _Drainable, on queue: DispatchQueue) {
+  queue.async { [weak controller] in controller?._scheduledDrain() }
+}
+
+/// Marks a longest strictly increasing subsequence of `values`.
+///
+/// - Complexity: O(m log m) for *m* values.
+func _longestIncreasingRun(_ values: [UInt64]) -> [Bool] {
+  var tails: [Int] = []
+  var previous = [Int](repeating: -1, count: values.count)
+  for (i, value) in values.enumerated() {
+    var low = 0
+    var high = tails.count
+    while low < high {
+      let middle = (low + high) / 2
+      if values[tails[middle]] < value {
+        low = middle + 1
+      } else {
+        high = middle
+      }
+    }
+    if low > 0 { previous[i] = tails[low - 1] }
+    if low == tails.count {
+      tails.append(i)
+    } else {
+      tails[low] = i
+    }
+  }
+  var keep = [Bool](repeating: false, count: values.count)
+  var i = tails.last ?? -1
+  while i >= 0 {
+    keep[i] = true
+    i = previous[i]
+  }
+  return keep
+}

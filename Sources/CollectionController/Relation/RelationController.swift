@@ -1,0 +1,702 @@
+import Binding
+import Dispatch
+import Foundation
+
+/// A filtered, sorted, sectioned view of one to-many relation of one model, with change sets a
+/// table view applies as they are: NSFetchedResultsController for an `@Observed` array or set
+/// of objects, on Linux and Apple platforms.
+///
+/// It guarantees that every change set, applied to the previous content with UITableView's
+/// `performBatchUpdates` rules, gives the current content; that each transaction (one change,
+/// or one ``Binding/coalesce(_:)`` block however many edits) is one change set, never empty;
+/// and that the content a receiver reads matches the last change set it was handed.
+///
+/// ```swift
+/// let albums = try RelationController(
+///   \.albums, of: artist,
+///   filter: { !$0.isLive },
+///   sortedBy: [SortDescriptor(\.releaseDate)],
+///   sectionedBy: { $0.decade },
+///   observing: [\.title])
+/// albums.onChange { changes in
+///   // changes.deletedSections, .insertedSections, .deletedRows, .insertedRows, .movedRows,
+///   // .updatedRows; albums.sections already shows the new content
+/// }
+/// artist.insert(album, at: 0, into: \.albums)   // fine-grained: O(log n) for the controller
+/// ```
+///
+/// **Identity** is the instance (`ObjectIdentifier`), never `==`. An array that holds an
+/// instance twice shows it once, at its first occurrence.
+///
+/// **Order** is stable: ties of the sort (or no sort) keep relation order, which is source
+/// order for arrays (an element inserted at index 0 appears first) and order of entry for sets.
+///
+/// **Dependencies are discovered**: each element is re-evaluated when anything its filter,
+/// sort or section functions read changes, through nested to-one paths (`\.label?.name`) and
+/// to-many children (a sum over `tracks`), because the controller observes, per element, what
+/// evaluating those functions reads, and re-tracks on every evaluation. A change of an
+/// attribute named in `observing:` is an update (or a move flagged `changed`); entering or
+/// leaving the filter is an insert or a delete, never an update too.
+///
+/// **Transactions**: one write is one change set, and so is one ``Binding/coalesce(_:)`` block.
+/// One exception: a write outside `coalesce` of an object that *several* elements read (a
+/// label that albums sort by) reaches those elements one after the other and gives one valid
+/// change set per element it moves; wrap such writes in `coalesce { }` to get one.
+///
+/// **What it does not do**: it does not observe plain stored properties (only `@Observed`
+/// ones, as everything in `Binding`), and it does not report its initial content (read it).
+///
+/// - Important: Lifetime: the controller retains its elements (the current members of the
+///   relation) and its receivers' closures; it does **not** retain the owner of the relation
+///   (when the owner is deallocated, the content stays as it was and no change follows) and
+///   holds its delegate weakly. Releasing the controller ends all its observation; elements that
+///   leave the relation stop being observed at once.
+/// - Important: Threading: the controller's own state is locked, so content can be read and
+///   changes can happen on any thread. Deliveries are serialised: a change that arrives while
+///   another thread delivers is queued and delivered after it, in order, one change set per
+///   transaction (an element whose change is still queued may move in an earlier change set
+///   than its own, which then reports nothing or an update). Filter, sort and
+///   section functions must not change models. Changing the elements of one controller from
+///   several threads at once is a data race on those models, as with any class.
+public final class RelationController<
+  Owner: ObservableModel, Element: ObservableModel, SectionKey: Hashable & Comparable
+>: @unchecked Sendable {
+  // `@unchecked Sendable`: every mutable stored property is behind `_lock`, except the tokens,
+  // which are set once during `init` (before `self` is shared) and only released by `deinit`.
+
+  /// One section of the content, as it was when handed out: it never changes afterwards.
+  ///
+  /// ```swift
+  /// for section in albums.sections {
+  ///   print(section.name, section.count)
+  /// }
+  /// ```
+  public struct Section {
+    /// The section key shared by the section's elements.
+    public let key: SectionKey
+    /// The display name of the section (`String(describing: key)` unless configured).
+    public let name: String
+    /// The section's elements, in order.
+    public let objects: [Element]
+
+    /// The number of elements in the section.
+    ///
+    /// - Complexity: O(1).
+    public var count: Int { objects.count }
+  }
+
+  /// The content as section identifiers with item identifiers: what a diffable data source
+  /// takes.
+  ///
+  /// ```swift
+  /// let snapshot = albums.snapshot
+  /// // NSDiffableDataSourceSnapshot: appendSections(snapshot.sectionIdentifiers), then per
+  /// // section appendItems(snapshot.itemIdentifiers[i], toSection: ...)
+  /// ```
+  public struct Snapshot: Hashable {
+    /// The section keys, in order.
+    public let sectionIdentifiers: [SectionKey]
+    /// The identities of each section's elements, in order, parallel to `sectionIdentifiers`.
+    public let itemIdentifiers: [[ObjectIdentifier]]
+  }
+
+  let _lock: _Lock<_State>
+  let _route: _Route
+  let _owner: ObjectIdentifier
+  let _relation: AnyKeyPath
+  let _comparator: _ComparatorBox<Element>
+  /// Its coalesced observation marks the end of a transaction.
+  let _trigger = _Signal()
+  /// Read by each element's first evaluation so that registering never finds nothing to
+  /// observe; written now and then to release the entries it collected (see `_sweep`).
+  let _anchor = _Signal()
+  var _relationToken: ObservationToken?
+  var _triggerToken: ObservationToken?
+
+  init(
+    owner: Owner, relation: AnyKeyPath, initial: _RelationValue<Element>,
+    config: _Config<Element, SectionKey>, permanentSectionKey: SectionKey?,
+    delivery: RelationDelivery, isolation: (any Actor)?,
+    register: (RelationController) -> ObservationToken
+  ) throws(RelationConfigurationError) {
+    if owner.isDeleted {
+      throw RelationConfigurationError(
+        "the owner \(Owner.self) announced its deletion, so its relation \(relation) cannot be "
+          + "observed")
+    }
+    try config.validate(initial.elements())
+    _route = _Route(delivery, isolation: isolation)
+    _owner = ObjectIdentifier(owner)
+    _relation = relation
+    let comparator = _ComparatorBox(config.compare)
+    _comparator = comparator
+    let index = _OrderedIndex<Element, SectionKey>(permanentSectionKey: permanentSectionKey) {
+      comparator.compare($0, $1)
+    }
+    _lock = _Lock(_State(index: index, config: config, probe: _Probe(config, anchor: _anchor)))
+    _lock.withLock { state in
+      _fold(.relation(initial, hint: nil), into: state)
+      _ = _transaction(state)
+    }
+    _triggerToken = _trigger.observe(\.generation, options: .coalesced, delivery: .synchronous) {
+      [weak self] _ in self?._triggerFired()
+    }
+    _relationToken = register(self)
+  }
+
+  deinit {
+    _relationToken?.cancel()
+    _triggerToken?.cancel()
+    let (tokens, continuations) = _lock.withLock { state in
+      (state.members.values.compactMap(\.token), state.streams.values)
+    }
+    for token in tokens { token.cancel() }
+    for continuation in continuations { continuation.finish() }
+  }
+}
+
+extension RelationController: CustomStringConvertible {
+  /// The section keys and element counts, for logs.
+  public var description: String {
+    let counts = _lock.withLock { state in
+      (0..<state.index.sectionCount).map {
+        "\(state.index.sectionKey(at: $0)): \(state.index.count(inSection: $0))"
+      }
+    }
+    return "RelationController(\(Element.self): \(counts.joined(separator: ", ")))"
+  }
+}
+
+// MARK: - Content
+
+extension RelationController {
+  /// The sections, in key order, as values that never change afterwards.
+  ///
+  /// ```swift
+  /// let names = albums.sections.map(\.name)
+  /// ```
+  ///
+  /// - Complexity: O(n + s), where *n* is the number of elements and *s* of sections.
+  public var sections: [Section] {
+    _lock.withLock { state in
+      (0..<state.index.sectionCount).map { _section(state, at: $0) }
+    }
+  }
+
+  /// The section at `index`.
+  ///
+  /// ```swift
+  /// let first = albums.section(at: 0)
+  /// ```
+  ///
+  /// - Parameter index: The index of the section, in `0..<numberOfSections`.
+  /// - Returns: The section, as a value that never changes afterwards.
+  /// - Complexity: O(k), where *k* is the number of elements in the section.
+  public func section(at index: Int) -> Section {
+    _lock.withLock { state in
+      precondition(
+        index >= 0 && index < state.index.sectionCount,
+        "RelationController: section \(index) is out of range 0..<\(state.index.sectionCount)")
+      return _section(state, at: index)
+    }
+  }
+
+  /// The number of sections (exactly 1 for a controller without sections).
+  ///
+  /// - Complexity: O(1).
+  public var numberOfSections: Int { _lock.withLock { $0.index.sectionCount } }
+
+  /// The number of elements in the section at `section`.
+  ///
+  /// ```swift
+  /// tableView(_:numberOfRowsInSection:) → albums.numberOfObjects(inSection: section)
+  /// ```
+  ///
+  /// - Parameter section: The index of the section, in `0..<numberOfSections`.
+  /// - Returns: The number of elements in the section.
+  /// - Complexity: O(1).
+  public func numberOfObjects(inSection section: Int) -> Int {
+    _lock.withLock { state in
+      precondition(
+        section >= 0 && section < state.index.sectionCount,
+        "RelationController: section \(section) is out of range 0..<\(state.index.sectionCount)")
+      return state.index.count(inSection: section)
+    }
+  }
+
+  /// The number of elements shown (in all sections).
+  ///
+  /// - Complexity: O(1).
+  public var count: Int { _lock.withLock { $0.index.count } }
+
+  /// Whether no element is shown.
+  ///
+  /// - Complexity: O(1).
+  public var isEmpty: Bool { _lock.withLock { $0.index.isEmpty } }
+
+  /// All elements shown, section after section, in order.
+  ///
+  /// - Complexity: O(n), where *n* is the number of elements.
+  public var objects: [Element] {
+    _lock.withLock { state in
+      var result: [Element] = []
+      result.reserveCapacity(state.index.count)
+      for section in 0..<state.index.sectionCount {
+        state.index.forEach(inSection: section) { result.append($0) }
+      }
+      return result
+    }
+  }
+
+  /// The element at `position`.
+  ///
+  /// ```swift
+  /// let album = albums.object(at: RowPosition(section: 0, row: 2))
+  /// ```
+  ///
+  /// - Parameter position: A position in the content.
+  /// - Returns: The element there.
+  /// - Precondition: `position` is in range (a message names it otherwise).
+  /// - Complexity: O(log n), where *n* is the number of elements; no copy of the content.
+  public func object(at position: RowPosition) -> Element {
+    _lock.withLock { state in
+      precondition(
+        position.section >= 0 && position.section < state.index.sectionCount
+          && position.row >= 0 && position.row < state.index.count(inSection: position.section),
+        "RelationController: position \(position) is out of range")
+      return state.index.element(at: position)
+    }
+  }
+
+  /// The position of `element`, or `nil` if it is not shown (not in the relation, filtered
+  /// out, or deleted).
+  ///
+  /// ```swift
+  /// if let position = albums.position(of: album) { ... }
+  /// ```
+  ///
+  /// - Parameter element: The element to find (by identity).
+  /// - Returns: Its position, or `nil`.
+  /// - Complexity: Expected O(log n), where *n* is the number of elements.
+  public func position(of element: Element) -> RowPosition? {
+    _lock.withLock { $0.index.position(of: ObjectIdentifier(element)) }
+  }
+
+  /// The content as section identifiers with item identifiers (for diffable data sources).
+  ///
+  /// - Complexity: O(n + s), where *n* is the number of elements and *s* of sections.
+  public var snapshot: Snapshot {
+    _lock.withLock { state in
+      let content = state.index.snapshot()
+      return Snapshot(
+        sectionIdentifiers: content.map(\.sectionKey),
+        itemIdentifiers: content.map(\.identifiers))
+    }
+  }
+
+  func _section(_ state: _State, at index: Int) -> Section {
+    let key = state.index.sectionKey(at: index)
+    return Section(
+      key: key, name: state.config.sectionName(key),
+      objects: state.index.elements(inSection: index))
+  }
+}
+
+// MARK: - Creating
+
+extension RelationController {
+  /// Creates a controller over the array relation `relation` of `owner`, in sections.
+  ///
+  /// The initial content is built now and not reported; every later change is.
+  ///
+  /// ```swift
+  /// let albums = try RelationController(
+  ///   \.albums, of: artist, filter: { !$0.isLive },
+  ///   sortedBy: [SortDescriptor(\.releaseDate)], sectionedBy: { $0.decade },
+  ///   observing: [\.title])
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - relation: An `@Observed` array of objects of `owner`.
+  ///   - owner: The object whose relation is shown; not retained.
+  ///   - filter: Which elements to show; `nil` shows all.
+  ///   - sortedBy: Sort comparators (`SortDescriptor`, `KeyPathComparator`), first decides;
+  ///     ties keep source order. Empty: source order.
+  ///   - sectionedBy: The section key of an element; sections are ordered by key.
+  ///   - observing: Attributes whose change is reported as an update.
+  ///   - delivery: Where change sets are delivered; by default the creating code's isolation.
+  ///   - isolation: The creating code's isolation; leave the default.
+  /// - Throws: ``RelationConfigurationError`` if the owner announced its deletion.
+  /// - Complexity: O(n log n), where *n* is the number of elements of the relation.
+  public convenience init(
+    _ relation: KeyPath<Owner, [Element]>, of owner: Owner,
+    filter: ((Element) -> Bool)? = nil,
+    sortedBy: [any SortComparator<Element>] = [],
+    sectionedBy: @escaping (Element) -> SectionKey,
+    observing: [PartialKeyPath<Element>] = [],
+    delivery: RelationDelivery = .automatic,
+    isolation: (any Actor)? = #isolation
+  ) throws(RelationConfigurationError) {
+    try self.init(
+      arrayRelation: relation, owner: owner,
+      config: _Config(
+        filter: filter.map { Filter($0) }, sortedBy: sortedBy, sectionedBy: sectionedBy,
+        observing: observing),
+      permanentSectionKey: nil, delivery: delivery, isolation: isolation)
+  }
+
+  /// Creates a controller over the array relation `relation` of `owner`, in sections,
+  /// filtered by a Foundation `Predicate`.
+  ///
+  /// ```swift
+  /// let albums = try RelationController(
+  ///   \.albums, of: artist, filter: #Predicate { !$0.isLive }, sectionedBy: { $0.decade })
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - relation: An `@Observed` array of objects of `owner`.
+  ///   - owner: The object whose relation is shown; not retained.
+  ///   - filter: Which elements to show. An element for which it throws is not shown.
+  ///   - sortedBy: Sort comparators, first decides; ties keep source order.
+  ///   - sectionedBy: The section key of an element; sections are ordered by key.
+  ///   - observing: Attributes whose change is reported as an update.
+  ///   - delivery: Where change sets are delivered; by default the creating code's isolation.
+  ///   - isolation: The creating code's isolation; leave the default.
+  /// - Throws: ``RelationConfigurationError`` if the predicate throws for a current element,
+  ///   or the owner announced its deletion.
+  /// - Complexity: O(n log n), where *n* is the number of elements of the relation.
+  public convenience init(
+    _ relation: KeyPath<Owner, [Element]>, of owner: Owner,
+    filter: Predicate<Element>,
+    sortedBy: [any SortComparator<Element>] = [],
+    sectionedBy: @escaping (Element) -> SectionKey,
+    observing: [PartialKeyPath<Element>] = [],
+    delivery: RelationDelivery = .automatic,
+    isolation: (any Actor)? = #isolation
+  ) throws(RelationConfigurationError) {
+    try self.init(
+      arrayRelation: relation, owner: owner,
+      config: _Config(
+        filter: Filter(filter), sortedBy: sortedBy, sectionedBy: sectionedBy,
+        observing: observing),
+      permanentSectionKey: nil, delivery: delivery, isolation: isolation)
+  }
+
+  /// Creates a controller over the set relation `relation` of `owner`, in sections.
+  ///
+  /// Ties of the sort (or no sort) keep the order in which elements entered the set.
+  ///
+  /// ```swift
+  /// let tags = try RelationController(\.tags, of: photo, sectionedBy: { $0.kind })
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - relation: An `@Observed` set of objects of `owner`.
+  ///   - owner: The object whose relation is shown; not retained.
+  ///   - filter: Which elements to show; `nil` shows all.
+  ///   - sortedBy: Sort comparators, first decides; ties keep order of entry.
+  ///   - sectionedBy: The section key of an element; sections are ordered by key.
+  ///   - observing: Attributes whose change is reported as an update.
+  ///   - delivery: Where change sets are delivered; by default the creating code's isolation.
+  ///   - isolation: The creating code's isolation; leave the default.
+  /// - Throws: ``RelationConfigurationError`` if the owner announced its deletion.
+  /// - Complexity: O(n log n), where *n* is the number of elements of the relation.
+  public convenience init(
+    _ relation: KeyPath<Owner, Set<Element>>, of owner: Owner,
+    filter: ((Element) -> Bool)? = nil,
+    sortedBy: [any SortComparator<Element>] = [],
+    sectionedBy: @escaping (Element) -> SectionKey,
+    observing: [PartialKeyPath<Element>] = [],
+    delivery: RelationDelivery = .automatic,
+    isolation: (any Actor)? = #isolation
+  ) throws(RelationConfigurationError) where Element: Hashable {
+    try self.init(
+      setRelation: relation, owner: owner,
+      config: _Config(
+        filter: filter.map { Filter($0) }, sortedBy: sortedBy, sectionedBy: sectionedBy,
+        observing: observing),
+      permanentSectionKey: nil, delivery: delivery, isolation: isolation)
+  }
+
+  /// Creates a controller over the set relation `relation` of `owner`, in sections, filtered
+  /// by a Foundation `Predicate`.
+  ///
+  /// ```swift
+  /// let tags = try RelationController(
+  ///   \.tags, of: photo, filter: #Predicate { $0.isPublic }, sectionedBy: { $0.kind })
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - relation: An `@Observed` set of objects of `owner`.
+  ///   - owner: The object whose relation is shown; not retained.
+  ///   - filter: Which elements to show. An element for which it throws is not shown.
+  ///   - sortedBy: Sort comparators, first decides; ties keep order of entry.
+  ///   - sectionedBy: The section key of an element; sections are ordered by key.
+  ///   - observing: Attributes whose change is reported as an update.
+  ///   - delivery: Where change sets are delivered; by default the creating code's isolation.
+  ///   - isolation: The creating code's isolation; leave the default.
+  /// - Throws: ``RelationConfigurationError`` if the predicate throws for a current element,
+  ///   or the owner announced its deletion.
+  /// - Complexity: O(n log n), where *n* is the number of elements of the relation.
+  public convenience init(
+    _ relation: KeyPath<Owner, Set<Element>>, of owner: Owner,
+    filter: Predicate<Element>,
+    sortedBy: [any SortComparator<Element>] = [],
+    sectionedBy: @escaping (Element) -> SectionKey,
+    observing: [PartialKeyPath<Element>] = [],
+    delivery: RelationDelivery = .automatic,
+    isolation: (any Actor)? = #isolation
+  ) throws(RelationConfigurationError) where Element: Hashable {
+    try self.init(
+      setRelation: relation, owner: owner,
+      config: _Config(
+        filter: Filter(filter), sortedBy: sortedBy, sectionedBy: sectionedBy,
+        observing: observing),
+      permanentSectionKey: nil, delivery: delivery, isolation: isolation)
+  }
+}
+
+extension RelationController where SectionKey == Unsectioned {
+  /// Creates a controller over the array relation `relation` of `owner`, in one section.
+  ///
+  /// The one section exists always, even when empty, and is never inserted or deleted.
+  ///
+  /// ```swift
+  /// let albums = try RelationController(
+  ///   \.albums, of: artist, sortedBy: [SortDescriptor(\.releaseDate)])
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - relation: An `@Observed` array of objects of `owner`.
+  ///   - owner: The object whose relation is shown; not retained.
+  ///   - filter: Which elements to show; `nil` shows all.
+  ///   - sortedBy: Sort comparators, first decides; ties keep source order. Empty: source
+  ///     order (an element inserted at index 0 appears first).
+  ///   - observing: Attributes whose change is reported as an update.
+  ///   - delivery: Where change sets are delivered; by default the creating code's isolation.
+  ///   - isolation: The creating code's isolation; leave the default.
+  /// - Throws: ``RelationConfigurationError`` if the owner announced its deletion.
+  /// - Complexity: O(n log n), where *n* is the number of elements of the relation.
+  public convenience init(
+    _ relation: KeyPath<Owner, [Element]>, of owner: Owner,
+    filter: ((Element) -> Bool)? = nil,
+    sortedBy: [any SortComparator<Element>] = [],
+    observing: [PartialKeyPath<Element>] = [],
+    delivery: RelationDelivery = .automatic,
+    isolation: (any Actor)? = #isolation
+  ) throws(RelationConfigurationError) {
+    try self.init(
+      arrayRelation: relation, owner: owner,
+      config: _Config(
+        filter: filter.map { Filter($0) }, sortedBy: sortedBy, sectionedBy: { _ in Unsectioned() },
+        observing: observing),
+      permanentSectionKey: Unsectioned(), delivery: delivery, isolation: isolation)
+  }
+
+  /// Creates a controller over the array relation `relation` of `owner`, in one section,
+  /// filtered by a Foundation `Predicate`.
+  ///
+  /// ```swift
+  /// let albums = try RelationController(\.albums, of: artist, filter: #Predicate { !$0.isLive })
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - relation: An `@Observed` array of objects of `owner`.
+  ///   - owner: The object whose relation is shown; not retained.
+  ///   - filter: Which elements to show. An element for which it throws is not shown.
+  ///   - sortedBy: Sort comparators, first decides; ties keep source order.
+  ///   - observing: Attributes whose change is reported as an update.
+  ///   - delivery: Where change sets are delivered; by default the creating code's isolation.
+  ///   - isolation: The creating code's isolation; leave the default.
+  /// - Throws: ``RelationConfigurationError`` if the predicate throws for a current element,
+  ///   or the owner announced its deletion.
+  /// - Complexity: O(n log n), where *n* is the number of elements of the relation.
+  public convenience init(
+    _ relation: KeyPath<Owner, [Element]>, of owner: Owner,
+    filter: Predicate<Element>,
+    sortedBy: [any SortComparator<Element>] = [],
+    observing: [PartialKeyPath<Element>] = [],
+    delivery: RelationDelivery = .automatic,
+    isolation: (any Actor)? = #isolation
+  ) throws(RelationConfigurationError) {
+    try self.init(
+      arrayRelation: relation, owner: owner,
+      config: _Config(
+        filter: Filter(filter), sortedBy: sortedBy, sectionedBy: { _ in Unsectioned() },
+        observing: observing),
+      permanentSectionKey: Unsectioned(), delivery: delivery, isolation: isolation)
+  }
+
+  /// Creates a controller over the set relation `relation` of `owner`, in one section.
+  ///
+  /// ```swift
+  /// let tags = try RelationController(\.tags, of: photo, sortedBy: [SortDescriptor(\.name)])
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - relation: An `@Observed` set of objects of `owner`.
+  ///   - owner: The object whose relation is shown; not retained.
+  ///   - filter: Which elements to show; `nil` shows all.
+  ///   - sortedBy: Sort comparators, first decides; ties keep order of entry.
+  ///   - observing: Attributes whose change is reported as an update.
+  ///   - delivery: Where change sets are delivered; by default the creating code's isolation.
+  ///   - isolation: The creating code's isolation; leave the default.
+  /// - Throws: ``RelationConfigurationError`` if the owner announced its deletion.
+  /// - Complexity: O(n log n), where *n* is the number of elements of the relation.
+  public convenience init(
+    _ relation: KeyPath<Owner, Set<Element>>, of owner: Owner,
+    filter: ((Element) -> Bool)? = nil,
+    sortedBy: [any SortComparator<Element>] = [],
+    observing: [PartialKeyPath<Element>] = [],
+    delivery: RelationDelivery = .automatic,
+    isolation: (any Actor)? = #isolation
+  ) throws(RelationConfigurationError) where Element: Hashable {
+    try self.init(
+      setRelation: relation, owner: owner,
+      config: _Config(
+        filter: filter.map { Filter($0) }, sortedBy: sortedBy, sectionedBy: { _ in Unsectioned() },
+        observing: observing),
+      permanentSectionKey: Unsectioned(), delivery: delivery, isolation: isolation)
+  }
+
+  /// Creates a controller over the set relation `relation` of `owner`, in one section,
+  /// filtered by a Foundation `Predicate`.
+  ///
+  /// ```swift
+  /// let tags = try RelationController(\.tags, of: photo, filter: #Predicate { $0.isPublic })
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - relation: An `@Observed` set of objects of `owner`.
+  ///   - owner: The object whose relation is shown; not retained.
+  ///   - filter: Which elements to show. An element for which it throws is not shown.
+  ///   - sortedBy: Sort comparators, first decides; ties keep order of entry.
+  ///   - observing: Attributes whose change is reported as an update.
+  ///   - delivery: Where change sets are delivered; by default the creating code's isolation.
+  ///   - isolation: The creating code's isolation; leave the default.
+  /// - Throws: ``RelationConfigurationError`` if the predicate throws for a current element,
+  ///   or the owner announced its deletion.
+  /// - Complexity: O(n log n), where *n* is the number of elements of the relation.
+  public convenience init(
+    _ relation: KeyPath<Owner, Set<Element>>, of owner: Owner,
+    filter: Predicate<Element>,
+    sortedBy: [any SortComparator<Element>] = [],
+    observing: [PartialKeyPath<Element>] = [],
+    delivery: RelationDelivery = .automatic,
+    isolation: (any Actor)? = #isolation
+  ) throws(RelationConfigurationError) where Element: Hashable {
+    try self.init(
+      setRelation: relation, owner: owner,
+      config: _Config(
+        filter: Filter(filter), sortedBy: sortedBy, sectionedBy: { _ in Unsectioned() },
+        observing: observing),
+      permanentSectionKey: Unsectioned(), delivery: delivery, isolation: isolation)
+  }
+}
+
+extension RelationController {
+  convenience init(
+    arrayRelation relation: KeyPath<Owner, [Element]>, owner: Owner,
+    config: _Config<Element, SectionKey>, permanentSectionKey: SectionKey?,
+    delivery: RelationDelivery, isolation: (any Actor)?
+  ) throws(RelationConfigurationError) {
+    try self.init(
+      owner: owner, relation: relation, initial: .array(owner[keyPath: relation]),
+      config: config, permanentSectionKey: permanentSectionKey, delivery: delivery,
+      isolation: isolation
+    ) { controller in
+      // Every write, even of an equal array: identity, not `==`, decides (and no O(n) `==`).
+      owner.observe(relation, options: .everySet, delivery: .synchronous) {
+        [weak controller] change in
+        guard let controller else { return }
+        if change.isDeletion {
+          controller._enqueue(.ownerDeleted)
+        } else {
+          controller._enqueue(.relation(.array(change.newValue), hint: controller._hint()))
+        }
+      }
+    }
+  }
+
+  convenience init(
+    setRelation relation: KeyPath<Owner, Set<Element>>, owner: Owner,
+    config: _Config<Element, SectionKey>, permanentSectionKey: SectionKey?,
+    delivery: RelationDelivery, isolation: (any Actor)?
+  ) throws(RelationConfigurationError) where Element: Hashable {
+    try self.init(
+      owner: owner, relation: relation, initial: .set(owner[keyPath: relation]),
+      config: config, permanentSectionKey: permanentSectionKey, delivery: delivery,
+      isolation: isolation
+    ) { controller in
+      owner.observe(relation, options: .everySet, delivery: .synchronous) {
+        [weak controller] change in
+        guard let controller else { return }
+        if change.isDeletion {
+          controller._enqueue(.ownerDeleted)
+        } else {
+          controller._enqueue(.relation(.set(change.newValue), hint: controller._hint()))
+        }
+      }
+    }
+  }
+
+  /// The fine-grained edit being written on this thread, if it is one of this relation.
+  func _hint() -> _RelationHint? {
+    guard let hint = _RelationHint.current, hint.owner == _owner, hint.relation == _relation
+    else { return nil }
+    return hint
+  }
+}
+
+/// Where a relation controller delivers its change sets.
+///
+/// ```swift
+/// let albums = try RelationController(\.albums, of: artist, delivery: .mainActor)
+/// ```
+public struct RelationDelivery: Sendable {
+  enum Kind: Sendable {
+    case automatic, synchronous, mainActor
+    case queue(DispatchQueue)
+  }
+
+  let kind: Kind
+
+  /// Follows the isolation of the creating code: created on the main actor, the controller
+  /// delivers on the main actor; otherwise synchronously, on the thread that made the change.
+  public static let automatic = RelationDelivery(kind: .automatic)
+  /// On the thread that made the change, before the change returns (changes arriving while
+  /// another thread delivers are delivered by that thread, after the current delivery).
+  public static let synchronous = RelationDelivery(kind: .synchronous)
+  /// On the main actor: at once when the change happens on the main thread and nothing is
+  /// queued, otherwise queued in order.
+  public static let mainActor = RelationDelivery(kind: .mainActor)
+
+  /// Asynchronously on `queue`, in order.
+  ///
+  /// - Parameter queue: The queue that runs deliveries (serial or not: deliveries are
+  ///   serialised by the controller).
+  /// - Returns: The delivery.
+  public static func queue(_ queue: DispatchQueue) -> RelationDelivery {
+    RelationDelivery(kind: .queue(queue))
+  }
+}
+
+/// A configuration that a relation controller cannot honour; the controller and the models are
+/// left exactly as they were.
+///
+/// ```swift
+/// do {
+///   try albums.reconfigure { $0.filter = .init(#Predicate { $0.label!.name == "EMI" }) }
+/// } catch {
+///   print(error)  // says which element made the predicate throw, and why
+/// }
+/// ```
+public struct RelationConfigurationError: Error, CustomStringConvertible {
+  /// What is wrong.
+  public let message: String
+
+  init(_ message: String) { self.message = message }
+
+  /// The message.
+  public var description: String { "RelationController: \(message)" }
+}

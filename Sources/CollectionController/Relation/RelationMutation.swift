@@ -1,0 +1,219 @@
+import Binding
+
+/// One edit of an array relation at indexes, like KVO's mutable array proxy.
+///
+/// Apply it with ``Binding/ObservableModel/apply(_:to:)``: the relation property is written once
+/// (its observers hear the new array as usual), and relation controllers over it learn the kind
+/// of edit and its indexes, so their own work is O(log n) instead of diffing the whole array.
+///
+/// ```swift
+/// artist.apply(.insert(album, at: 0), to: \.albums)
+/// artist.apply(.move(from: 3, to: 0), to: \.albums)
+/// ```
+///
+/// Indexes follow `Array`: an index out of range traps with a message.
+public enum RelationMutation<Element: AnyObject> {
+  /// Inserts `element` at `index` (`0...count`).
+  case insert(Element, at: Int)
+  /// Removes the element at `index` (`0..<count`).
+  case remove(at: Int)
+  /// Replaces the element at `index` (`0..<count`) with `element`.
+  case replace(at: Int, with: Element)
+  /// Removes the element at `from` and inserts it so that it ends up at `to` (both `0..<count`),
+  /// like a table view's `moveRow(at:to:)` (not a swap).
+  case move(from: Int, to: Int)
+}
+
+/// What a fine-grained edit did, handed to the relation's observers on the writing thread.
+///
+/// Elements are type-erased so that one task-local serves every relation type.
+struct _RelationHint: @unchecked Sendable {
+  // `@unchecked Sendable`: a hint is bound with `withValue` around one synchronous write and
+  // read only by observers that run synchronously inside that write, on the same thread.
+  enum Edit {
+    case insert(AnyObject, at: Int)
+    case remove(AnyObject, at: Int)
+    case replace(at: Int, old: AnyObject, new: AnyObject)
+    case move(AnyObject, from: Int, to: Int)
+    case setInsert(AnyObject)
+    case setRemove(AnyObject)
+  }
+
+  let owner: ObjectIdentifier
+  let relation: AnyKeyPath
+  let edit: Edit
+  let oldCount: Int
+  let newCount: Int
+  /// Buffer identities of the array before and after the edit (`nil` for sets), so that an
+  /// observer can tell that the change it hears is exactly this edit.
+  let oldBase: UnsafeRawPointer?
+  let newBase: UnsafeRawPointer?
+
+  @TaskLocal static var current: _RelationHint?
+}
+
+/// The address of an array's buffer (its identity while the array is alive).
+func _bufferIdentity<Element>(_ array: [Element]) -> UnsafeRawPointer? {
+  array.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
+}
+
+extension ObservableModel {
+  /// Applies one fine-grained edit to the array relation at `relation`.
+  ///
+  /// The property is written once, so every observer hears the new array as usual; relation
+  /// controllers over it also learn what the edit was and update in O(log n) instead of
+  /// diffing. What the array itself pays is unchanged (a write through `@Observed` copies the
+  /// array, as any write of a value shared with observers does).
+  ///
+  /// ```swift
+  /// artist.apply(.insert(album, at: 0), to: \.albums)
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - mutation: The edit.
+  ///   - relation: The `@Observed` array of objects to edit.
+  /// - Precondition: The edit's indexes are in range, as for `Array` (a message names the
+  ///   index and the range).
+  /// - Complexity: O(n) for the array (copy and shift), where *n* is its count; O(log n) for
+  ///   each relation controller.
+  public func apply<Element: AnyObject>(
+    _ mutation: RelationMutation<Element>, to relation: ReferenceWritableKeyPath<Self, [Element]>
+  ) {
+    var array = self[keyPath: relation]
+    let oldCount = array.count
+    let oldBase = _bufferIdentity(array)
+    let edit: _RelationHint.Edit
+    switch mutation {
+    case .insert(let element, let index):
+      precondition(
+        index >= 0 && index <= oldCount,
+        "RelationMutation.insert: index \(index) is out of range 0...\(oldCount)")
+      array.insert(element, at: index)
+      edit = .insert(element, at: index)
+    case .remove(let index):
+      precondition(
+        index >= 0 && index < oldCount,
+        "RelationMutation.remove: index \(index) is out of range 0..<\(oldCount)")
+      let removed = array.remove(at: index)
+      edit = .remove(removed, at: index)
+    case .replace(let index, let element):
+      precondition(
+        index >= 0 && index < oldCount,
+        "RelationMutation.replace: index \(index) is out of range 0..<\(oldCount)")
+      let old = array[index]
+      array[index] = element
+      edit = .replace(at: index, old: old, new: element)
+    case .move(let from, let to):
+      precondition(
+        from >= 0 && from < oldCount,
+        "RelationMutation.move: source index \(from) is out of range 0..<\(oldCount)")
+      precondition(
+        to >= 0 && to < oldCount,
+        "RelationMutation.move: destination index \(to) is out of range 0..<\(oldCount)")
+      let element = array.remove(at: from)
+      array.insert(element, at: to)
+      edit = .move(element, from: from, to: to)
+    }
+    let hint = _RelationHint(
+      owner: ObjectIdentifier(self), relation: relation, edit: edit, oldCount: oldCount,
+      newCount: array.count, oldBase: oldBase, newBase: _bufferIdentity(array))
+    _RelationHint.$current.withValue(hint) { self[keyPath: relation] = array }
+  }
+
+  /// Inserts `element` into the array relation at `relation`, at `index`.
+  ///
+  /// ```swift
+  /// artist.insert(album, at: 0, into: \.albums)
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - element: The element to insert.
+  ///   - index: Where to insert it, in `0...count`.
+  ///   - relation: The `@Observed` array of objects.
+  /// - Complexity: See ``Binding/ObservableModel/apply(_:to:)``.
+  public func insert<Element: AnyObject>(
+    _ element: Element, at index: Int, into relation: ReferenceWritableKeyPath<Self, [Element]>
+  ) {
+    apply(.insert(element, at: index), to: relation)
+  }
+
+  /// Removes and returns the element at `index` of the array relation at `relation`.
+  ///
+  /// ```swift
+  /// let removed = artist.remove(at: 2, from: \.albums)
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - index: The index of the element, in `0..<count`.
+  ///   - relation: The `@Observed` array of objects.
+  /// - Returns: The removed element.
+  /// - Complexity: See ``Binding/ObservableModel/apply(_:to:)``.
+  @discardableResult
+  public func remove<Element: AnyObject>(
+    at index: Int, from relation: ReferenceWritableKeyPath<Self, [Element]>
+  ) -> Element {
+    let count = self[keyPath: relation].count
+    precondition(
+      index >= 0 && index < count,
+      "RelationMutation.remove: index \(index) is out of range 0..<\(count)")
+    let element = self[keyPath: relation][index]
+    apply(.remove(at: index), to: relation)
+    return element
+  }
+
+  /// Inserts `element` into the set relation at `relation`, if no equal element is there.
+  ///
+  /// Relation controllers over the set learn which object entered and update in O(log n).
+  ///
+  /// ```swift
+  /// artist.insert(album, into: \.albumSet)
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - element: The element to insert.
+  ///   - relation: The `@Observed` set of objects.
+  /// - Returns: Whether the element was inserted (`false`, and nothing written, if the set
+  ///   already held an equal element).
+  /// - Complexity: O(n) for the set (a write through `@Observed` copies it); O(log n) for each
+  ///   relation controller.
+  @discardableResult
+  public func insert<Element: AnyObject & Hashable>(
+    _ element: Element, into relation: ReferenceWritableKeyPath<Self, Set<Element>>
+  ) -> Bool {
+    var set = self[keyPath: relation]
+    let oldCount = set.count
+    guard set.insert(element).inserted else { return false }
+    let hint = _RelationHint(
+      owner: ObjectIdentifier(self), relation: relation, edit: .setInsert(element),
+      oldCount: oldCount, newCount: set.count, oldBase: nil, newBase: nil)
+    _RelationHint.$current.withValue(hint) { self[keyPath: relation] = set }
+    return true
+  }
+
+  /// Removes the member equal to `element` from the set relation at `relation`.
+  ///
+  /// ```swift
+  /// artist.remove(album, from: \.albumSet)
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - element: The element to remove.
+  ///   - relation: The `@Observed` set of objects.
+  /// - Returns: The removed member, or `nil` (and nothing written) if the set held no equal
+  ///   element.
+  /// - Complexity: O(n) for the set (a write through `@Observed` copies it); O(log n) for each
+  ///   relation controller.
+  @discardableResult
+  public func remove<Element: AnyObject & Hashable>(
+    _ element: Element, from relation: ReferenceWritableKeyPath<Self, Set<Element>>
+  ) -> Element? {
+    var set = self[keyPath: relation]
+    let oldCount = set.count
+    guard let removed = set.remove(element) else { return nil }
+    let hint = _RelationHint(
+      owner: ObjectIdentifier(self), relation: relation, edit: .setRemove(removed),
+      oldCount: oldCount, newCount: set.count, oldBase: nil, newBase: nil)
+    _RelationHint.$current.withValue(hint) { self[keyPath: relation] = set }
+    return removed
+  }
+}

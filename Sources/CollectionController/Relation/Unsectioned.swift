@@ -1,0 +1,21 @@
+/// The section key of a relation controller without sections: one value, so one section.
+///
+/// A controller created without `sectionedBy:` is a `RelationController<Owner, Element,
+/// Unsectioned>`. It has exactly one section at all times, even when empty, and never reports
+/// that section as inserted or deleted (CMSetController created a spurious section on the first
+/// mutation of an unsectioned controller; this type makes that impossible).
+///
+/// ```swift
+/// let albums = try RelationController(\.albums, of: artist)
+/// albums.numberOfSections  // 1, always
+/// ```
+public struct Unsectioned: Hashable, Comparable, Sendable, CustomStringConvertible {
+  /// The one section key.
+  public init() {}
+
+  /// Never true: there is one value.
+  public static func < (lhs: Unsectioned, rhs: Unsectioned) -> Bool { false }
+
+  /// The empty string (the one section's name).
+  public var description: String { "" }
+}

@@ -1,0 +1,290 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+import Binding
+import Foundation
+import Testing
+
+@testable import CollectionController
+
+/// Seeded randomized operations on a real model (artists, albums, labels, tracks) through a
+/// relation controller: after every delivered change set, (a) the change set replayed with
+/// UITableView's rules onto the previous content gives the controller's content, and (b) that
+/// content equals a from-scratch filter / section / stable sort of the relation.
+///
+/// Set `RELATION_FUZZ_OPERATIONS` to run more than the default 100,000 operations and
+/// `RELATION_FUZZ_FIRST_RUN` to start from a failing run.
+@Suite struct RelationControllerFuzzTests {}
+
+/// One configuration of the fuzzed controller, with a plain-Swift mirror for recomputation.
+struct FuzzConfiguration {
+  let name: String
+  let filter: ((Album) -> Bool)?
+  let sortedBy: [any SortComparator<Album>]
+  /// The same order as `sortedBy`, written out (ties: `.orderedSame`).
+  let compare: (Album, Album) -> ComparisonResult
+  let section: (Album) -> Int
+
+  static func order<T: Comparable>(_ a: T, _ b: T) -> ComparisonResult {
+    a < b ? .orderedAscending : a > b ? .orderedDescending : .orderedSame
+  }
+
+  static var all: [FuzzConfiguration] { [
+    FuzzConfiguration(
+      name: "live filtered, by year, decades", filter: { !$0.isLive },
+      sortedBy: [SortDescriptor(\.year)], compare: { order($0.year, $1.year) },
+      section: { $0.decade }),
+    FuzzConfiguration(
+      name: "by label name then year, one section", filter: nil,
+      sortedBy: [SortDescriptor(\.labelName), SortDescriptor(\.year, order: .reverse)],
+      compare: { a, b in
+        let byLabel = order(a.labelName, b.labelName)
+        return byLabel != .orderedSame ? byLabel : order(b.year, a.year)
+      },
+      section: { _ in 0 }),
+    FuzzConfiguration(
+      name: "long albums by duration, sectioned by liveness",
+      filter: { $0.totalDuration > 150 },
+      sortedBy: [KeyPathComparator(\.totalDuration, order: .reverse)],
+      compare: { order($1.totalDuration, $0.totalDuration) },
+      section: { $0.isLive ? 1 : 0 }),
+    FuzzConfiguration(
+      name: "unsorted, sectioned by year mod 5", filter: { $0.year % 7 != 0 }, sortedBy: [],
+      compare: { _, _ in .orderedSame }, section: { $0.year % 5 }),
+  ] }
+
+  /// The content recomputed from scratch for `relation`.
+  func expected(_ relation: [Album]) -> [[ObjectIdentifier]] {
+    var seen: Set<ObjectIdentifier> = []
+    var members: [(offset: Int, album: Album)] = []
+    for (offset, album) in relation.enumerated()
+    where seen.insert(ObjectIdentifier(album)).inserted {
+      if !album.isDeleted && (filter?(album) ?? true) { members.append((offset, album)) }
+    }
+    return Dictionary(grouping: members) { section($0.album) }
+      .sorted { $0.key < $1.key }
+      .map { entry in
+        entry.value.sorted { a, b in
+          let result = compare(a.album, b.album)
+          return result == .orderedSame ? a.offset < b.offset : result == .orderedAscending
+        }.map { ObjectIdentifier($0.album) }
+      }
+  }
+}
+
+extension RelationControllerFuzzTests {
+  static func environment(_ name: String) -> Int? {
+    getenv(name).flatMap { Int(String(cString: $0)) }
+  }
+
+  struct Stats: CustomStringConvertible {
+    var operations = 0
+    var transactions = 0
+    var changeSets = 0
+    var sectionInserts = 0, sectionDeletes = 0, inserts = 0, deletes = 0, moves = 0
+    var changedMoves = 0, updates = 0, reconfigurations = 0
+
+    mutating func add(_ changes: RelationChangeSet<Album>) {
+      changeSets += 1
+      sectionInserts += changes.insertedSections.count
+      sectionDeletes += changes.deletedSections.count
+      inserts += changes.insertedRows.count
+      deletes += changes.deletedRows.count
+      moves += changes.movedRows.count
+      changedMoves += changes.movedRows.filter(\.changed).count
+      updates += changes.updatedRows.count
+    }
+
+    var description: String {
+      "\(operations) operations, \(transactions) transactions, \(changeSets) change sets "
+        + "(sections +\(sectionInserts) -\(sectionDeletes); rows +\(inserts) -\(deletes) "
+        + "moves \(moves) (\(changedMoves) changed) updates \(updates)); "
+        + "\(reconfigurations) reconfigurations"
+    }
+  }
+
+  @Test func randomOperationsKeepTheContentAndReplayExactly() throws {
+    let total = Self.environment("RELATION_FUZZ_OPERATIONS") ?? 100_000
+    var run = Self.environment("RELATION_FUZZ_FIRST_RUN") ?? 0
+    var stats = Stats()
+    let start = ContinuousClock.now
+    while stats.operations < total {
+      try Self.fuzzRun(seed: UInt64(run), budget: min(4_000, total - stats.operations), &stats)
+      run += 1
+    }
+    print("RelationControllerFuzzTests: \(stats); \(run) runs in \(ContinuousClock.now - start)")
+    #expect(stats.operations >= total)
+    #expect(stats.sectionInserts > 0 && stats.sectionDeletes > 0)
+    #expect(stats.inserts > 0 && stats.deletes > 0 && stats.moves > 0 && stats.updates > 0)
+    #expect(stats.changedMoves > 0 && stats.reconfigurations > 0)
+  }
+
+  /// One artist and one controller through `budget` random operations.
+  static func fuzzRun(seed: UInt64, budget: Int, _ stats: inout Stats) throws {
+    var rng = SplitMix64(seed: seed &* 0x9E37_79B9 &+ 17)
+    let labels = (0..<5).map { Label("L\($0)") }
+    var counter = 0
+    func makeAlbum(_ rng: inout SplitMix64) -> Album {
+      counter += 1
+      return Album(
+        "s\(seed)a\(counter)", year: Int.random(in: 1960..<2030, using: &rng),
+        title: "t", isLive: Int.random(in: 0..<5, using: &rng) == 0,
+        label: Int.random(in: 0..<4, using: &rng) == 0
+          ? nil : labels[Int.random(in: 0..<labels.count, using: &rng)],
+        tracks: (0..<Int.random(in: 0..<4, using: &rng)).map { _ in
+          Track(Int.random(in: 10..<120, using: &rng))
+        })
+    }
+    let size = [12, 60, 200, 300][Int(seed % 4)]
+    let artist = Artist((0..<Int.random(in: 0...size, using: &rng)).map { _ in makeAlbum(&rng) })
+    var configuration = FuzzConfiguration.all[Int(seed % 4)]
+    let albums = try RelationController(
+      \.albums, of: artist, filter: configuration.filter, sortedBy: configuration.sortedBy,
+      sectionedBy: configuration.section, observing: [\.title], delivery: .synchronous)
+    var previous = albums.snapshot.itemIdentifiers
+    var failure: String?
+    var localStats = stats
+    var transaction = 0
+    var sharedWrite = false
+    albums.onChange { changes in
+      localStats.add(changes)
+      let current = albums.snapshot.itemIdentifiers
+      do {
+        let replayed = try BatchUpdateReplayer.replay(
+          old: previous, changes: changes, dataSource: current)
+        if replayed != current && failure == nil {
+          failure = "replay differs at transaction \(transaction): \(changes)"
+        }
+      } catch {
+        if failure == nil { failure = "transaction \(transaction): \(error)" }
+      }
+      // A write of an object several elements read (a label) outside `coalesce` reaches them
+      // one by one, one change set each: only the content after the write is the recomputed
+      // one (checked after the transaction).
+      if !sharedWrite && current != configuration.expected(artist.albums) && failure == nil {
+        failure = "content differs from recomputation at transaction \(transaction): \(changes)"
+      }
+      previous = current
+    }
+
+    func randomMember(_ rng: inout SplitMix64) -> Album? {
+      artist.albums.isEmpty
+        ? nil : artist.albums[Int.random(in: 0..<artist.albums.count, using: &rng)]
+    }
+
+    /// One random operation.
+    func operate(_ rng: inout SplitMix64) {
+      let count = artist.albums.count
+      switch Int.random(in: 0..<100, using: &rng) {
+      case 0..<14:
+        if count < size + 20 {
+          artist.insert(makeAlbum(&rng), at: Int.random(in: 0...count, using: &rng), into: \.albums)
+        } else {
+          artist.remove(at: Int.random(in: 0..<count, using: &rng), from: \.albums)
+        }
+      case 14..<26:
+        guard count > 0 else { return }
+        if count > size / 2 || Bool.random(using: &rng) {
+          artist.remove(at: Int.random(in: 0..<count, using: &rng), from: \.albums)
+        }
+      case 26..<32:
+        guard count > 0 else { return }
+        artist.apply(
+          .replace(at: Int.random(in: 0..<count, using: &rng), with: makeAlbum(&rng)),
+          to: \.albums)
+      case 32..<40:
+        guard count > 0 else { return }
+        artist.apply(
+          .move(
+            from: Int.random(in: 0..<count, using: &rng),
+            to: Int.random(in: 0..<count, using: &rng)),
+          to: \.albums)
+      case 40..<42:
+        // Whole-relation assignment: keep most, shuffle some, add some, maybe a duplicate.
+        var next = artist.albums.filter { _ in Int.random(in: 0..<10, using: &rng) != 0 }
+        for _ in 0..<Int.random(in: 0..<4, using: &rng) where next.count > 1 {
+          next.swapAt(
+            Int.random(in: 0..<next.count, using: &rng),
+            Int.random(in: 0..<next.count, using: &rng))
+        }
+        for _ in 0..<Int.random(in: 0..<4, using: &rng) {
+          next.insert(makeAlbum(&rng), at: Int.random(in: 0...next.count, using: &rng))
+        }
+        if Int.random(in: 0..<4, using: &rng) == 0, let twice = next.first {
+          next.append(twice)
+        }
+        artist.albums = next
+      case 42..<58:
+        randomMember(&rng)?.year = Int.random(in: 1960..<2030, using: &rng)
+      case 58..<64:
+        randomMember(&rng)?.isLive.toggle()
+      case 64..<74:
+        randomMember(&rng)?.title = "t\(Int.random(in: 0..<3, using: &rng))"
+      case 74..<79:
+        let label = labels[Int.random(in: 0..<labels.count, using: &rng)]
+        sharedWrite = true
+        label.name = "L\(Int.random(in: 0..<9, using: &rng))"
+        sharedWrite = false
+      case 79..<84:
+        randomMember(&rng)?.label =
+          Bool.random(using: &rng) ? nil : labels[Int.random(in: 0..<labels.count, using: &rng)]
+      case 84..<92:
+        guard let album = randomMember(&rng) else { return }
+        if album.tracks.isEmpty || Bool.random(using: &rng) {
+          album.tracks.append(Track(Int.random(in: 10..<120, using: &rng)))
+        } else {
+          album.tracks[Int.random(in: 0..<album.tracks.count, using: &rng)].duration =
+            Int.random(in: 10..<120, using: &rng)
+        }
+      case 92..<94:
+        guard let album = randomMember(&rng), !album.isDeleted else { return }
+        album.announceDeletion()
+      case 94..<97:
+        randomMember(&rng)?.plain += 1  // not observed, changes nothing
+      default:
+        artist.albums = artist.albums.shuffled(using: &rng)
+      }
+    }
+
+    var operations = 0
+    while operations < budget {
+      transaction += 1
+      if Int.random(in: 0..<200, using: &rng) == 0 {
+        configuration = FuzzConfiguration.all[Int.random(in: 0..<4, using: &rng)]
+        let next = configuration
+        try albums.reconfigure { current in
+          current.filter = next.filter.map { .init($0) }
+          current.sortedBy = next.sortedBy
+          current.sectionedBy = next.section
+        }
+        localStats.reconfigurations += 1
+        operations += 1
+      } else if Bool.random(using: &rng) {
+        let edits = Int.random(in: 1...50, using: &rng)
+        coalesce {
+          for _ in 0..<edits { operate(&rng) }
+          sharedWrite = false  // one coalesced block: one change set, checked in full
+        }
+        operations += edits
+      } else {
+        operate(&rng)
+        operations += 1
+      }
+      localStats.transactions += 1
+      let content = albums.snapshot.itemIdentifiers
+      if failure == nil && content != configuration.expected(artist.albums) {
+        failure = "content differs after transaction \(transaction) (no change set delivered)"
+      }
+      if let failure {
+        Issue.record("run \(seed): \(failure) [\(configuration.name)]")
+        stats = localStats
+        stats.operations += operations
+        return
+      }
+    }
+    stats = localStats
+    stats.operations += operations
+  }
+}

@@ -1,0 +1,697 @@
+import Binding
+import Foundation
+import Testing
+
+@testable import CollectionController
+
+@Suite struct RelationControllerTests {}
+
+func makeAlbums(_ specs: [(String, Int)]) -> [Album] {
+  specs.map { Album($0.0, year: $0.1) }
+}
+
+// MARK: - Content and lookups
+
+extension RelationControllerTests {
+  @Test func initialContentIsBuiltAndNotReported() throws {
+    let artist = Artist(makeAlbums([("c", 1995), ("a", 1981), ("live", 1990), ("b", 1984)]))
+    artist.albums[2].isLive = true
+    let albums = try RelationController(
+      \.albums, of: artist, filter: { !$0.isLive }, sortedBy: [SortDescriptor(\.year)],
+      sectionedBy: { $0.decade })
+    let log = ChangeLog(albums)
+    #expect(albums.names() == [["a", "b"], ["c"]])
+    #expect(albums.sections.map(\.key) == [1980, 1990])
+    #expect(albums.sections.map(\.name) == ["1980", "1990"])
+    #expect(albums.sections.map(\.count) == [2, 1])
+    #expect(log.count == 0)
+  }
+
+  @Test func lookupsWork() throws {
+    let artist = Artist(makeAlbums([("c", 1995), ("a", 1981), ("b", 1984)]))
+    let albums = try RelationController(
+      \.albums, of: artist, sortedBy: [SortDescriptor(\.year)], sectionedBy: { $0.decade })
+    #expect(albums.numberOfSections == 2)
+    #expect(albums.numberOfObjects(inSection: 0) == 2)
+    #expect(albums.count == 3)
+    #expect(!albums.isEmpty)
+    #expect(albums.objects.map(\.name) == ["a", "b", "c"])
+    #expect(albums.object(at: RowPosition(section: 1, row: 0)).name == "c")
+    #expect(albums.object(at: RowPosition(IndexPath(indexes: [0, 1]))).name == "b")
+    #expect(albums.position(of: artist.albums[0]) == RowPosition(section: 1, row: 0))
+    #expect(albums.position(of: Album("stranger")) == nil)
+    #expect(IndexPath(RowPosition(section: 1, row: 0)) == IndexPath(indexes: [1, 0]))
+    #expect(albums.section(at: 1).objects.map(\.name) == ["c"])
+    let snapshot = albums.snapshot
+    #expect(snapshot.sectionIdentifiers == [1980, 1990])
+    #expect(snapshot.itemIdentifiers[1] == [ObjectIdentifier(artist.albums[0])])
+  }
+
+  @Test func emptyUnsectionedRelationHasOneSectionAlways() throws {
+    let artist = Artist()
+    let albums = try RelationController(\.albums, of: artist)
+    let log = ChangeLog(albums)
+    #expect(albums.numberOfSections == 1)
+    #expect(albums.isEmpty)
+    let album = Album("a")
+    artist.albums = [album]
+    #expect(albums.numberOfSections == 1)
+    #expect(log.last?.insertedSections.isEmpty == true)
+    #expect(log.last?.insertedRows == [RowPosition(section: 0, row: 0)])
+    artist.albums = []
+    #expect(albums.numberOfSections == 1)
+    #expect(log.last?.deletedSections.isEmpty == true)
+    #expect(log.last?.deletedRows == [RowPosition(section: 0, row: 0)])
+    #expect(log.failures.isEmpty, "\(log.failures)")
+  }
+
+  @Test func sectionValuesNeverChangeAfterBeingHandedOut() throws {
+    let artist = Artist(makeAlbums([("a", 1981), ("b", 1984)]))
+    let albums = try RelationController(\.albums, of: artist, sectionedBy: { $0.decade })
+    let held = albums.sections
+    artist.albums[0].year = 1999
+    artist.albums.append(Album("c", year: 1982))
+    #expect(held.map { $0.objects.map(\.name) } == [["a", "b"]])
+    #expect(albums.names() == [["b", "c"], ["a"]])
+  }
+}
+
+// MARK: - Sorting and relation order
+
+extension RelationControllerTests {
+  @Test func unsortedInsertAtIndexZeroLandsAtZero() throws {
+    let artist = Artist(makeAlbums([("a", 0), ("b", 0)]))
+    let albums = try RelationController(\.albums, of: artist)
+    let log = ChangeLog(albums)
+    artist.insert(Album("z"), at: 0, into: \.albums)
+    #expect(albums.names() == [["z", "a", "b"]])
+    #expect(log.last?.insertedRows == [RowPosition(section: 0, row: 0)])
+    artist.albums.insert(Album("y"), at: 1)  // whole-value assignment
+    #expect(albums.names() == [["z", "y", "a", "b"]])
+    #expect(log.last?.insertedRows == [RowPosition(section: 0, row: 1)])
+    #expect(log.failures.isEmpty, "\(log.failures)")
+  }
+
+  @Test func sortIsStableWithTiesInSourceOrder() throws {
+    let artist = Artist(makeAlbums([("a", 1), ("b", 1), ("c", 1), ("d", 0)]))
+    let albums = try RelationController(
+      \.albums, of: artist, sortedBy: [SortDescriptor(\.year)])
+    let log = ChangeLog(albums)
+    #expect(albums.names() == [["d", "a", "b", "c"]])
+    artist.albums[3].year = 1  // ties: source order, d is last in the array
+    #expect(albums.names() == [["a", "b", "c", "d"]])
+    #expect(log.last?.movedRows.count == 1)
+    artist.apply(.move(from: 3, to: 0), to: \.albums)
+    #expect(albums.names() == [["d", "a", "b", "c"]])
+    #expect(log.failures.isEmpty, "\(log.failures)")
+  }
+
+  @Test func swapOfTwoElementsIsAValidChangeSet() throws {
+    let artist = Artist(makeAlbums([("a", 0), ("b", 0), ("c", 0), ("d", 0), ("e", 0)]))
+    let albums = try RelationController(\.albums, of: artist)
+    let log = ChangeLog(albums)
+    artist.albums.swapAt(0, 3)
+    #expect(albums.names() == [["d", "b", "c", "a", "e"]])
+    #expect(log.count == 1)
+    #expect(log.last?.movedRows.count == 2)
+    coalesce {
+      artist.apply(.move(from: 1, to: 4), to: \.albums)
+      artist.apply(.move(from: 3, to: 1), to: \.albums)
+    }
+    #expect(albums.names() == [["d", "e", "c", "a", "b"]])
+    #expect(log.count == 2)
+    #expect(log.failures.isEmpty, "\(log.failures)")
+  }
+
+  @Test func keyPathComparatorsAndReverseOrder() throws {
+    let artist = Artist(makeAlbums([("a", 1), ("b", 3), ("c", 2)]))
+    let albums = try RelationController(
+      \.albums, of: artist, sortedBy: [KeyPathComparator(\.year, order: .reverse)])
+    #expect(albums.names() == [["b", "c", "a"]])
+  }
+}
+
+// MARK: - Sections
+
+extension RelationControllerTests {
+  @Test func sectionInsertsAndDeletesAreReported() throws {
+    let artist = Artist(makeAlbums([("a", 1981), ("b", 1991)]))
+    let albums = try RelationController(
+      \.albums, of: artist, sortedBy: [SortDescriptor(\.year)], sectionedBy: { $0.decade })
+    let log = ChangeLog(albums)
+    artist.albums[0].year = 2001  // 1980s disappear, 2000s appear
+    #expect(albums.names() == [["b"], ["a"]])
+    #expect(log.last?.deletedSections == IndexSet(integer: 0))
+    #expect(log.last?.insertedSections == IndexSet(integer: 1))
+    #expect(log.last?.movedRows.isEmpty == true)
+    artist.albums.append(Album("c", year: 1975))
+    #expect(log.last?.insertedSections == IndexSet(integer: 0))
+    #expect(log.last?.insertedRows.isEmpty == true)
+    #expect(log.failures.isEmpty, "\(log.failures)")
+  }
+}
+
+// MARK: - Updates, moves, filter
+
+extension RelationControllerTests {
+  @Test func observedAttributeChangeIsAnUpdate() throws {
+    let artist = Artist(makeAlbums([("a", 1), ("b", 2)]))
+    let albums = try RelationController(
+      \.albums, of: artist, sortedBy: [SortDescriptor(\.year)], observing: [\.title])
+    let log = ChangeLog(albums)
+    artist.albums[1].title = "new"
+    #expect(log.last?.updatedRows == [RowPosition(section: 0, row: 1)])
+    #expect(log.last?.updatedElements.map(\.name) == ["b"])
+    artist.albums[1].title = "new"  // equal value: nothing
+    #expect(log.count == 1)
+    artist.albums[1].plain = 7  // not observed
+    #expect(log.count == 1)
+    #expect(log.failures.isEmpty, "\(log.failures)")
+  }
+
+  @Test func sortKeyChangeWithoutMoveIsNotAnUpdate() throws {
+    let artist = Artist(makeAlbums([("a", 1), ("b", 5)]))
+    let albums = try RelationController(
+      \.albums, of: artist, sortedBy: [SortDescriptor(\.year)], observing: [\.title])
+    let log = ChangeLog(albums)
+    artist.albums[1].year = 6
+    #expect(log.count == 0)
+    artist.albums[1].year = 0
+    #expect(log.last?.movedRows.map(\.changed) == [false])
+    #expect(log.last?.updatedRows.isEmpty == true)
+  }
+
+  @Test func moveOfAChangedElementIsFlagged() throws {
+    let artist = Artist(makeAlbums([("a", 1), ("b", 5)]))
+    let albums = try RelationController(
+      \.albums, of: artist, sortedBy: [SortDescriptor(\.year)], observing: [\.title])
+    let log = ChangeLog(albums)
+    coalesce {
+      artist.albums[1].title = "x"
+      artist.albums[1].year = 0
+    }
+    #expect(log.count == 1)
+    #expect(log.last?.movedRows.map(\.changed) == [true])
+    #expect(log.last?.updatedRows.isEmpty == true)
+    #expect(log.failures.isEmpty, "\(log.failures)")
+  }
+
+  @Test func enteringOrLeavingTheFilterIsInsertOrDeleteOnly() throws {
+    let artist = Artist(makeAlbums([("a", 1), ("b", 2)]))
+    let albums = try RelationController(
+      \.albums, of: artist, filter: { !$0.isLive }, observing: [\.isLive, \.title])
+    let log = ChangeLog(albums)
+    artist.albums[0].isLive = true
+    #expect(log.last?.deletedRows == [RowPosition(section: 0, row: 0)])
+    #expect(log.last?.updatedRows.isEmpty == true)
+    coalesce {
+      artist.albums[0].isLive = false
+      artist.albums[0].title = "t"
+    }
+    #expect(log.last?.insertedRows == [RowPosition(section: 0, row: 0)])
+    #expect(log.last?.updatedRows.isEmpty == true)
+    #expect(log.failures.isEmpty, "\(log.failures)")
+  }
+
+  @Test func predicateFilter() throws {
+    let artist = Artist(makeAlbums([("a", 1), ("b", 2), ("c", 3)]))
+    let albums = try RelationController(
+      \.albums, of: artist, filter: #Predicate<Album> { $0.year > 1 })
+    #expect(albums.names() == [["b", "c"]])
+    artist.albums[0].year = 5
+    #expect(albums.names() == [["a", "b", "c"]])
+  }
+}
+
+// MARK: - Discovered dependencies
+
+extension RelationControllerTests {
+  @Test func nestedToOnePathsAreFollowed() throws {
+    let emi = Label("EMI")
+    let artist = Artist([Album("a", label: emi), Album("b", label: Label("Apple"))])
+    let albums = try RelationController(
+      \.albums, of: artist, sortedBy: [SortDescriptor(\.labelName)])
+    let log = ChangeLog(albums)
+    #expect(albums.names() == [["b", "a"]])
+    emi.name = "AAA"
+    #expect(albums.names() == [["a", "b"]])
+    let zed = Label("Zed")
+    artist.albums[0].label = zed
+    #expect(albums.names() == [["b", "a"]])
+    let count = log.count
+    emi.name = "000"  // the replaced label is no longer followed
+    #expect(log.count == count)
+    zed.name = "0"
+    #expect(albums.names() == [["a", "b"]])
+    #expect(log.failures.isEmpty, "\(log.failures)")
+  }
+
+  @Test func aSharedObjectWrittenInACoalescedBlockIsOneChangeSet() throws {
+    let shared = Label("M")
+    let artist = Artist([
+      Album("a", year: 1, label: shared), Album("b", year: 2, label: Label("K")),
+      Album("c", year: 3, label: shared), Album("d", year: 4, label: Label("L")),
+    ])
+    let albums = try RelationController(
+      \.albums, of: artist, sortedBy: [SortDescriptor(\.labelName), SortDescriptor(\.year)])
+    let log = ChangeLog(albums)
+    #expect(albums.names() == [["b", "d", "a", "c"]])
+    coalesce { shared.name = "A" }
+    #expect(albums.names() == [["a", "c", "b", "d"]])
+    #expect(log.count == 1)
+    shared.name = "Z"  // outside coalesce: one valid change set per album it reaches
+    #expect(albums.names() == [["b", "d", "a", "c"]])
+    #expect((1...3).contains(log.count - 1))
+    #expect(log.failures.isEmpty, "\(log.failures)")
+  }
+
+  @Test func toManyChildrenAreFollowed() throws {
+    let short = Track(100)
+    let artist = Artist([
+      Album("a", tracks: [Track(300), Track(200)]), Album("b", tracks: [short]),
+    ])
+    let albums = try RelationController(
+      \.albums, of: artist, sortedBy: [SortDescriptor(\.totalDuration)])
+    let log = ChangeLog(albums)
+    #expect(albums.names() == [["b", "a"]])
+    short.duration = 1000
+    #expect(albums.names() == [["a", "b"]])
+    artist.albums[0].tracks.append(Track(900))  // a: 1400
+    #expect(albums.names() == [["b", "a"]])
+    #expect(log.count == 2)
+    #expect(log.failures.isEmpty, "\(log.failures)")
+  }
+}
+
+// MARK: - Transactions
+
+extension RelationControllerTests {
+  @Test func oneCoalescedBlockIsOneChangeSet() throws {
+    let artist = Artist(makeAlbums((0..<10).map { ("\($0)", $0) }))
+    let albums = try RelationController(
+      \.albums, of: artist, sortedBy: [SortDescriptor(\.year)], sectionedBy: { $0.year % 3 })
+    let log = ChangeLog(albums)
+    coalesce {
+      for album in artist.albums { album.year = 20 - album.year }
+      artist.insert(Album("new", year: 4), at: 3, into: \.albums)
+      artist.remove(at: 0, from: \.albums)
+      artist.albums.append(Album("x", year: 1))
+    }
+    #expect(log.count == 1)
+    #expect(log.failures.isEmpty, "\(log.failures)")
+    coalesce {
+      artist.albums[0].title = "not observed"
+    }
+    #expect(log.count == 1)  // never empty
+  }
+
+  @Test func oneMutationIsOneChangeSet() throws {
+    let artist = Artist(makeAlbums([("a", 1)]))
+    let albums = try RelationController(\.albums, of: artist)
+    let log = ChangeLog(albums)
+    artist.albums = makeAlbums([("x", 1), ("y", 2)]) + artist.albums
+    #expect(log.count == 1)
+    #expect(log.last?.insertedRows.count == 2)
+  }
+
+  @Test func changesMadeByAReceiverAreDeliveredAfterIt() throws {
+    let artist = Artist(makeAlbums([("a", 1), ("b", 2)]))
+    let albums = try RelationController(
+      \.albums, of: artist, sortedBy: [SortDescriptor(\.year)])
+    let log = ChangeLog(albums)
+    var seen: [[String]] = []
+    albums.onChange { _ in
+      seen.append(albums.objects.map(\.name))
+      if artist.albums.count < 4 { artist.albums.append(Album("n\(artist.albums.count)", year: 0)) }
+    }
+    artist.albums[0].year = 9
+    #expect(seen == [["b", "a"], ["n2", "b", "a"], ["n2", "n3", "b", "a"]])  // ties: source order
+    #expect(log.count == 3)
+    #expect(log.failures.isEmpty, "\(log.failures)")
+  }
+}
+
+// MARK: - Fine-grained mutations
+
+extension RelationControllerTests {
+  @Test func fineGrainedMutationsOfAnArray() throws {
+    let artist = Artist(makeAlbums([("a", 0), ("b", 0), ("c", 0)]))
+    let albums = try RelationController(\.albums, of: artist, filter: { $0.year >= 0 })
+    let log = ChangeLog(albums)
+    artist.apply(.insert(Album("x"), at: 1), to: \.albums)
+    #expect(albums.names() == [["a", "x", "b", "c"]])
+    artist.apply(.replace(at: 2, with: Album("y")), to: \.albums)
+    #expect(albums.names() == [["a", "x", "y", "c"]])
+    #expect(log.last?.deletedRows == [RowPosition(section: 0, row: 2)])
+    #expect(log.last?.insertedRows == [RowPosition(section: 0, row: 2)])
+    artist.apply(.move(from: 0, to: 3), to: \.albums)
+    #expect(albums.names() == [["x", "y", "c", "a"]])
+    let removed = artist.remove(at: 1, from: \.albums)
+    #expect(removed.name == "y")
+    #expect(albums.names() == [["x", "c", "a"]])
+    artist.apply(.insert(Album("hidden", year: -1), at: 0), to: \.albums)
+    #expect(log.count == 4)  // a filtered-out insert changes nothing visible
+    for _ in 0..<200 { artist.insert(Album("p"), at: 1, into: \.albums) }  // exhausts label gaps
+    for _ in 0..<200 { artist.insert(Album("q"), at: artist.albums.count, into: \.albums) }
+    #expect(albums.objects.map(ObjectIdentifier.init)
+      == artist.albums.filter { $0.year >= 0 }.map(ObjectIdentifier.init))
+    #expect(log.failures.isEmpty, "\(log.failures)")
+  }
+
+  @Test func outOfRangeIndexTraps() async {
+    await #expect(processExitsWith: .failure) {
+      let artist = Artist()
+      artist.apply(.remove(at: 0), to: \.albums)
+    }
+    await #expect(processExitsWith: .failure) {
+      let artist = Artist([Album("a")])
+      artist.insert(Album("b"), at: 2, into: \.albums)
+    }
+  }
+
+  @Test func setRelation() throws {
+    let artist = Artist()
+    let first = Album("a", year: 1)
+    artist.albumSet = [first]
+    let albums = try RelationController(\.albumSet, of: artist)
+    let log = ChangeLog(albums)
+    let second = Album("b", year: 1)
+    #expect(artist.insert(second, into: \.albumSet))
+    #expect(!artist.insert(second, into: \.albumSet))
+    #expect(albums.names() == [["a", "b"]])  // order of entry
+    artist.albumSet.insert(Album("c"))
+    #expect(albums.names() == [["a", "b", "c"]])
+    #expect(artist.remove(first, from: \.albumSet) === first)
+    #expect(artist.remove(first, from: \.albumSet) == nil)
+    #expect(albums.names() == [["b", "c"]])
+    #expect(log.count == 3)
+    #expect(log.failures.isEmpty, "\(log.failures)")
+  }
+
+  @Test func identityNotEquality() throws {
+    let artist = Artist()
+    artist.twins = [Twin("a"), Twin("b")]
+    let twins = try RelationController(\.twins, of: artist)
+    let log = ChangeLog(twins)
+    artist.twins[0] = Twin("c")  // == says equal: identity says replaced
+    #expect(twins.names() == [["c", "b"]])
+    #expect(log.count == 1)
+  }
+
+  @Test func anInstanceHeldTwiceAppearsOnceAtItsFirstOccurrence() throws {
+    let a = Album("a")
+    let b = Album("b")
+    let artist = Artist([a, b, a])
+    let albums = try RelationController(\.albums, of: artist)
+    let log = ChangeLog(albums)
+    #expect(albums.names() == [["a", "b"]])
+    artist.remove(at: 0, from: \.albums)
+    #expect(albums.names() == [["b", "a"]])
+    artist.remove(at: 1, from: \.albums)
+    #expect(albums.names() == [["b"]])
+    #expect(log.failures.isEmpty, "\(log.failures)")
+  }
+}
+
+// MARK: - Deletion, reconfiguration, errors
+
+extension RelationControllerTests {
+  @Test func deletedElementsLeaveAndAreNoLongerObserved() throws {
+    let artist = Artist(makeAlbums([("a", 1), ("b", 2)]))
+    var evaluations = 0
+    let albums = try RelationController(
+      \.albums, of: artist,
+      filter: { album in
+        evaluations += 1
+        return album.year > 0
+      })
+    let log = ChangeLog(albums)
+    let a = artist.albums[0]
+    a.announceDeletion()
+    #expect(albums.names() == [["b"]])
+    #expect(log.last?.deletedRows == [RowPosition(section: 0, row: 0)])
+    let before = evaluations
+    a.year = 5
+    #expect(evaluations == before)
+    #expect(log.count == 1)
+    #expect(log.failures.isEmpty, "\(log.failures)")
+  }
+
+  @Test func elementsThatLeaveTheRelationStopBeingObserved() throws {
+    let artist = Artist(makeAlbums([("a", 1), ("b", 2)]))
+    var evaluated: [String] = []
+    let albums = try RelationController(
+      \.albums, of: artist,
+      filter: { album in
+        evaluated.append(album.name)
+        return true
+      })
+    let a = artist.remove(at: 0, from: \.albums)
+    evaluated = []
+    a.year = 7
+    #expect(evaluated.isEmpty)
+    #expect(albums.count == 1)
+  }
+
+  @Test func reconfigurationGivesOneDiffedChangeSet() throws {
+    let artist = Artist(makeAlbums([("a", 1981), ("b", 1995), ("c", 1983), ("d", 1990)]))
+    let albums = try RelationController(
+      \.albums, of: artist, sortedBy: [SortDescriptor(\.year)], sectionedBy: { $0.decade })
+    let log = ChangeLog(albums)
+    try albums.reconfigure { configuration in
+      configuration.sortedBy = [SortDescriptor(\.name, order: .reverse)]
+      configuration.filter = .init { $0.name != "a" }
+    }
+    #expect(albums.names() == [["c"], ["d", "b"]])
+    #expect(log.count == 1)
+    try albums.reconfigure { $0.sectionedBy = { $0.year % 2 } }
+    #expect(albums.names() == [["d"], ["c", "b"]])
+    #expect(log.count == 2)
+    artist.albums[2].year = 1984  // the new configuration is observed
+    #expect(albums.names() == [["d", "c"], ["b"]])
+    #expect(log.failures.isEmpty, "\(log.failures)")
+  }
+
+  @Test func aPredicateThatThrowsIsAConfigurationError() throws {
+    struct Boom: Error {}
+    let artist = Artist([Album("a", label: Label("x")), Album("b")])
+    let albums = try RelationController(\.albums, of: artist)
+    let log = ChangeLog(albums)
+    let throwing = #Predicate<Album> { $0.label!.name == "x" }
+    #expect(throws: RelationConfigurationError.self) {
+      try albums.reconfigure { $0.filter = .init(throwing) }
+    }
+    #expect(albums.names() == [["a", "b"]])
+    #expect(log.count == 0)
+    #expect(throws: RelationConfigurationError.self) {
+      _ = try RelationController(\.albums, of: artist, filter: throwing)
+    }
+    #expect(throws: Boom.self) {
+      try albums.reconfigure { _ in throw Boom() }
+    }
+    artist.albums[1].year = 3
+    #expect(log.count == 0)
+  }
+
+  @Test func aDeletedOwnerIsAConfigurationError() {
+    let artist = Artist()
+    artist.announceDeletion()
+    #expect(throws: RelationConfigurationError.self) {
+      _ = try RelationController(\.albums, of: artist)
+    }
+  }
+
+  @Test func ownerDeletionEmptiesTheContent() throws {
+    let artist = Artist(makeAlbums([("a", 1)]))
+    let albums = try RelationController(\.albums, of: artist)
+    let log = ChangeLog(albums)
+    artist.announceDeletion()
+    #expect(albums.isEmpty)
+    #expect(albums.numberOfSections == 1)
+    #expect(log.count == 1)
+  }
+}
+
+// MARK: - Receivers
+
+final class DelegateRecorder: RelationControllerDelegate {
+  var events: [String] = []
+
+  func relationControllerWillChangeContent(_ controller: RelationController<Artist, Album, Int>) {
+    events.append("will")
+  }
+
+  func relationController(
+    _ controller: RelationController<Artist, Album, Int>,
+    didChange section: RelationController<Artist, Album, Int>.Section,
+    atSectionIndex index: Int, for type: RelationChangeType
+  ) {
+    events.append("section \(type) \(index) \(section.key) \(section.objects.map(\.name))")
+  }
+
+  func relationController(
+    _ controller: RelationController<Artist, Album, Int>, didChange element: Album,
+    at position: RowPosition?, for type: RelationChangeType, newPosition: RowPosition?
+  ) {
+    events.append(
+      "\(type) \(element.name) \(position.map(\.description) ?? "-") "
+        + "\(newPosition.map(\.description) ?? "-")")
+  }
+
+  func relationController(
+    _ controller: RelationController<Artist, Album, Int>,
+    didChangeContent changes: RelationChangeSet<Album>
+  ) {
+    events.append("did")
+  }
+}
+
+extension RelationControllerTests {
+  @Test func delegateHearsInFetchedResultsControllerOrder() throws {
+    let artist = Artist([
+      Album("a", year: 1981), Album("b", year: 1991), Album("c", year: 1992),
+      Album("d", year: 1993),
+    ])
+    let albums = try RelationController(
+      \.albums, of: artist, sortedBy: [SortDescriptor(\.year)], sectionedBy: { $0.decade },
+      observing: [\.title])
+    let recorder = DelegateRecorder()
+    albums.delegate = recorder
+    coalesce {
+      artist.albums[0].year = 2001
+      artist.albums[1].year = 1999
+      artist.albums[2].title = "t"
+      artist.albums.append(Album("e", year: 1990))
+      artist.albums[3].isLive = true
+      artist.remove(at: 3, from: \.albums)
+    }
+    #expect(
+      recorder.events == [
+        "will",
+        "section delete 0 1980 [\"a\"]",
+        "section insert 1 2000 [\"a\"]",
+        "insert e - [0, 0]",
+        "delete d [1, 2] -",
+        "move b [1, 0] [0, 2]",
+        "update c [1, 1] -",
+        "did",
+      ])
+  }
+
+  @Test func asyncSequenceYieldsChangeSets() async throws {
+    let artist = Artist(makeAlbums([("a", 1)]))
+    let albums = try RelationController(\.albums, of: artist)
+    var iterator = albums.changes.makeAsyncIterator()
+    artist.albums.append(Album("b"))
+    artist.albums.removeFirst()
+    let first = await iterator.next()
+    let second = await iterator.next()
+    #expect(first?.insertedRows == [RowPosition(section: 0, row: 1)])
+    #expect(second?.deletedRows == [RowPosition(section: 0, row: 0)])
+  }
+
+  @Test func collectionDifferenceForOneSection() throws {
+    let artist = Artist(makeAlbums([("a", 1), ("b", 2), ("c", 3)]))
+    let albums = try RelationController(\.albums, of: artist)
+    let log = ChangeLog(albums)
+    let before = albums.objects
+    artist.albums = [artist.albums[2], artist.albums[0], Album("d")]
+    let difference = try #require(log.last?.collectionDifference())
+    let after = try #require(before.applying(difference))
+    #expect(after.map(\.name) == ["c", "a", "d"])
+  }
+
+  @Test func cancelledHandlerIsNotCalled() throws {
+    let artist = Artist()
+    let albums = try RelationController(\.albums, of: artist)
+    var calls = 0
+    let subscription = albums.onChange { _ in calls += 1 }
+    artist.albums.append(Album("a"))
+    subscription.cancel()
+    artist.albums.append(Album("b"))
+    #expect(calls == 1)
+  }
+}
+
+// MARK: - Lifetime and threads
+
+extension RelationControllerTests {
+  @Test func droppingTheControllerEndsItsObservation() throws {
+    let artist = Artist(makeAlbums([("a", 1)]))
+    weak var weakController: RelationController<Artist, Album, Unsectioned>?
+    var evaluations = 0
+    var calls = 0
+    do {
+      let albums = try RelationController(
+        \.albums, of: artist,
+        filter: { _ in
+          evaluations += 1
+          return true
+        })
+      albums.onChange { _ in calls += 1 }
+      weakController = albums
+    }
+    #expect(weakController == nil)
+    let before = evaluations
+    artist.albums[0].year = 2
+    artist.albums.append(Album("b"))
+    #expect(evaluations == before)
+    #expect(calls == 0)
+  }
+
+  @Test func theOwnerIsNotRetained() throws {
+    weak var weakArtist: Artist?
+    let albums: RelationController<Artist, Album, Unsectioned>
+    do {
+      let artist = Artist(makeAlbums([("a", 1)]))
+      weakArtist = artist
+      albums = try RelationController(\.albums, of: artist)
+    }
+    #expect(weakArtist == nil)
+    #expect(albums.count == 1)
+  }
+
+  @MainActor @Test func mainActorDeliveryFromAnotherThread() async throws {
+    let artist = Artist(makeAlbums([("a", 1)]))
+    let albums = try RelationController(\.albums, of: artist)  // created on the main actor
+    let transfer = _Transfer(artist)
+    var seen: [Int] = []
+    await confirmation(expectedCount: 2) { delivered in
+      albums.onChange { changes in
+        MainActor.assertIsolated()
+        seen.append(albums.count)  // the content of this change set
+        delivered()
+      }
+      await Task.detached {
+        transfer.value.albums.append(Album("b"))
+        transfer.value.albums.append(Album("c"))
+      }.value
+      for _ in 0..<200 where seen.count < 2 { await Task.yield() }
+    }
+    #expect(seen.count == 2)
+    #expect(albums.count == 3)
+  }
+
+  @Test func changesOnManyThreadsAreSerialised() async throws {
+    let owner = Artist((0..<200).map { Album("\($0)", year: $0 % 7) })
+    // Updates only: nothing the controller compares is written, so the workers, each editing
+    // its own albums, share no model state with the controller's work (no data race).
+    let albums = try RelationController(
+      \.albums, of: owner, observing: [\.title], delivery: .synchronous)
+    let log = ChangeLog(albums)
+    let transfer = _Transfer(owner.albums)
+    await withTaskGroup(of: Void.self) { group in
+      for worker in 0..<4 {
+        group.addTask {
+          for round in 0..<200 {
+            transfer.value[worker * 50 + round % 50].title = "\(worker)-\(round)"
+          }
+        }
+      }
+    }
+    #expect(log.failures.isEmpty, "\(log.failures.prefix(3))")
+    #expect(log.count > 0)
+    #expect(log.changes.allSatisfy { $0.insertedRows.isEmpty && $0.movedRows.isEmpty })
+    #expect(albums.objects.map(ObjectIdentifier.init) == owner.albums.map(ObjectIdentifier.init))
+  }
+}
