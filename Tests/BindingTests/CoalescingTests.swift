@@ -234,3 +234,43 @@ extension CoalescingTests {
     #expect(updated == [ObjectIdentifier(grace), ObjectIdentifier(ada)])
   }
 }
+
+// MARK: - One write is one transaction
+
+extension CoalescingTests {
+  @Test func aWriteAndWhatItsObserversWriteIsOneTransactionOutsideABlock() {
+    let user = User(name: "a")
+    let probe = Probe()
+    // A plain observer that writes another property while the first write is delivered.
+    let token = user.observe(\.name, delivery: .synchronous) { change in
+      change.object.age += 1
+    }
+    var heard: [String] = []
+    let events = user.observeEvents(options: .coalesced, delivery: .synchronous) { event in
+      if case .updated(_, let changes) = event { heard.append(changes.names.joined(separator: ",")) }
+    }
+    user.addTarget(probe, for: \.name, options: .coalesced, delivery: .synchronous) { probe, c in
+      probe.log.append("\(c.oldValue)>\(c.newValue)")
+    }
+    user.name = "b"
+    #expect(heard == ["name,age"])
+    #expect(probe.log == ["a>b"])
+    user.age = 10
+    #expect(heard == ["name,age", "age"])
+    token.cancel()
+    events.cancel()
+  }
+
+  @Test func aCoalescedTargetHearsAfterThePlainObserversOfTheSameWrite() {
+    let user = User()
+    var order: [String] = []
+    let probe = Probe()
+    user.addTarget(probe, for: \.name, options: .coalesced, delivery: .synchronous) { _, _ in
+      order.append("coalesced")
+    }
+    let token = user.observe(\.name, delivery: .synchronous) { _ in order.append("plain") }
+    user.name = "x"
+    #expect(order == ["plain", "coalesced"])
+    token.cancel()
+  }
+}

@@ -163,3 +163,19 @@ extension LifetimeTests {
     }
   }
 }
+
+extension LifetimeTests {
+  /// Entries of cancelled registrations on a property that is never written are unlinked by
+  /// later registrations (amortised), so what their closures hold does not pile up.
+  @Test func cancelledRegistrationsOnANeverWrittenPropertyAreReleased() {
+    let tracker = LifetimeTracker()
+    let user = User()
+    for _ in 0..<200 {
+      let payload = Probe(tracker: tracker)
+      user.observe(\.name) { _ in payload.refresh() }.cancel()
+    }
+    // At most the entries since the last compaction remain (the threshold doubles).
+    #expect(tracker.live < 100, "live payloads: \(tracker.live)")
+    #expect(tracker.created == 200)
+  }
+}

@@ -42,6 +42,10 @@ final class _AnySlot {
   @exclusivity(unchecked) private var capacity: Int
   @exclusivity(unchecked) private var depth = 0
   @exclusivity(unchecked) private var needsCompaction = false
+  /// The entry count at which `append` unlinks dead entries even if no write noticed them
+  /// (entries cancelled on a property that is never written), doubling each time: amortised
+  /// O(1) per registration, and at most half the entries dead.
+  @exclusivity(unchecked) private var compactionThreshold = 8
   /// The identity of the object that owns the property (not a reference: a weak one would slow
   /// down every retain of the model).
   @usableFromInline
@@ -62,7 +66,10 @@ final class _AnySlot {
   /// Adds an entry; it hears changes made after this call.
   @usableFromInline
   func append(_ entry: _SlotEntry) {
-    if depth == 0 && needsCompaction { compact() }
+    if depth == 0 && (needsCompaction || count >= compactionThreshold) {
+      compact()
+      compactionThreshold = max(8, count * 2)
+    }
     if count == capacity {
       let newCapacity = capacity * 2
       let grown = UnsafeMutablePointer<Unmanaged<_SlotEntry>>.allocate(capacity: newCapacity)

@@ -447,10 +447,17 @@ func _readsNothing(_ path: AnyKeyPath, _ root: Any.Type) -> Never {
     """)
 }
 
-/// The coalescing scope open on this thread, if any.
+/// The transaction that coalesced registrations join on this thread: the open `coalesce`
+/// block, or else the write being notified (one write is one transaction); `nil` otherwise.
 @usableFromInline
 func _openCoalescingScope() -> _CoalescingScope? {
-  _ThreadState.existing?.coalescing
+  guard let thread = _ThreadState.existing else { return nil }
+  if let scope = thread.coalescing { return scope }
+  guard thread.writeDepth > 0 else { return nil }
+  if let scope = thread.writeScope { return scope }
+  let scope = _CoalescingScope()
+  thread.writeScope = scope
+  return scope
 }
 
 /// A registration that hears every property change and the deletion of one object.
@@ -471,7 +478,7 @@ final class _AnyRecord: _Record {
 
   func propertyDidChange(_ object: AnyObject, _ slot: _AnySlot) {
     guard isActive else { return }
-    if options.contains(.coalesced), let scope = _ThreadState.existing?.coalescing {
+    if options.contains(.coalesced), let scope = _openCoalescingScope() {
       scope.enqueue(self, object: object, slot: slot)
       return
     }

@@ -202,15 +202,30 @@ func _didSet(
 ) {
   // The object owns its slots and its state, and is alive during its own setter.
   let slot = Unmanaged<_AnySlot>.fromOpaque(rawSlot)
+  let thread = _ThreadState.currentUnmanaged
+  thread._withUnsafeGuaranteedRef { $0.writeDepth += 1 }
+  defer {
+    thread._withUnsafeGuaranteedRef { thread in
+      thread.writeDepth -= 1
+      // One write outside `coalesce` is one transaction: its coalesced registrations hear it
+      // once, after all of its observers ran (and what their callbacks wrote, in further rounds).
+      if thread.writeDepth == 0, let scope = thread.writeScope, scope.depth == 0 {
+        scope.flush()
+        thread.writeScope = nil
+      }
+    }
+  }
   slot._withUnsafeGuaranteedRef { slot in
-    // Registrations compare the values they read themselves (a property can change without
-    // changing the value of a key path that reads it), so the slot does not.
-    slot.notify(owner)
+    // "Any property" registrations first, so that what they list follows the order of the
+    // writes even when a key-path observer writes another property from its callback.
     let state = Unmanaged<_ModelState>.fromOpaque(UnsafeRawPointer(bitPattern: stateAddress)!)
     state._withUnsafeGuaranteedRef { state in
       if state._hasAnyRecords.load(ordering: .acquiring) {
         state.propertyDidChange(owner, slot)
       }
     }
+    // Registrations compare the values they read themselves (a property can change without
+    // changing the value of a key path that reads it), so the slot does not.
+    slot.notify(owner)
   }
 }

@@ -38,10 +38,9 @@ import Foundation
 /// attribute named in `observing:` is an update (or a move flagged `changed`); entering or
 /// leaving the filter is an insert or a delete, never an update too.
 ///
-/// **Transactions**: one write is one change set, and so is one ``Binding/coalesce(_:)`` block.
-/// One exception: a write outside `coalesce` of an object that *several* elements read (a
-/// label that albums sort by) reaches those elements one after the other and gives one valid
-/// change set per element it moves; wrap such writes in `coalesce { }` to get one.
+/// **Transactions**: one write is one change set (also the write of an object that several
+/// elements read, such as a label that albums sort by), and so is one ``Binding/coalesce(_:)``
+/// block, however many writes it holds.
 ///
 /// **What it does not do**: it does not observe plain stored properties (only `@Observed`
 /// ones, as everything in `Binding`), and it does not report its initial content (read it).
