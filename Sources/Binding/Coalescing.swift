@@ -14,6 +14,9 @@
 /// // A coalesced target of \.name hears once: "" → "Ada Lovelace".
 /// ```
 ///
+/// Outside any block, one write and what its observers' callbacks write form a transaction of
+/// their own, delivered to coalesced registrations once that write's other observers have run.
+///
 /// Blocks nest: only the outermost one delivers. If `body` throws, the block still ends, what
 /// changed before the throw is delivered, and the error is rethrown. Changes that callbacks
 /// make while the block's changes are delivered are delivered in further rounds, never lost;

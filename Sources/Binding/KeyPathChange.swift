@@ -116,8 +116,12 @@ public struct ObservationOptions: OptionSet, Hashable, Sendable {
   /// Delivers the current value once, at registration, with ``KeyPathChange/Kind-swift.enum/initial``.
   @inlinable
   public static var initial: ObservationOptions { ObservationOptions(rawValue: 1 << 0) }
-  /// Inside ``coalesce(_:)``, defers deliveries to the end of the outermost block and merges
-  /// them: one delivery per registration, with the first old value and the last new value.
+  /// Merges deliveries per transaction: one delivery per registration, with the first old
+  /// value and the last new value.
+  ///
+  /// A transaction is the outermost ``coalesce(_:)`` block or, outside any block, one write
+  /// together with what its observers' callbacks write: a coalesced registration hears it once,
+  /// after every registration without the option has heard it.
   @inlinable
   public static var coalesced: ObservationOptions { ObservationOptions(rawValue: 1 << 1) }
   /// Delivers writes that store an equal value too (by default, for `Equatable` values, only
