@@ -6,10 +6,16 @@ import Synchronization
 final class _Lifetime: Sendable {
   @usableFromInline
   let _active = Atomic<Bool>(true)
-  private let _attachments = _Locked<[_SlotEntry]>([])
-  private let _onEnd = _Locked<(@Sendable () -> Void)?>(nil)
-  /// Drops the registration's references to the slots it read (which point back to it).
-  private let _cleanup = _Locked<(() -> Void)?>(nil)
+  private let _state = _Locked(_State())
+
+  private struct _State {
+    /// The entries the registration put in property slots.
+    var attachments: [_SlotEntry] = []
+    /// What to run when the registration ends (finishes a stream).
+    var onEnd: (@Sendable () -> Void)?
+    /// Drops the registration's references to the slots it read (which point back to it).
+    var cleanup: (() -> Void)?
+  }
 
   @inlinable
   var isActive: Bool { _active.load(ordering: .acquiring) }
@@ -19,46 +25,44 @@ final class _Lifetime: Sendable {
   @usableFromInline
   func cancel() {
     guard _active.exchange(false, ordering: .acquiringAndReleasing) else { return }
-    let entries = _attachments.withLock { attachments in
-      let entries = attachments
-      attachments = []
-      return entries
+    let taken = _state.withLock { state in
+      let taken = state
+      state = _State()
+      return taken
     }
-    for entry in entries { entry.deactivate() }
-    _cleanup.withLock { cleanup in
-      let action = cleanup
-      cleanup = nil
-      return action
-    }?()
-    _onEnd.withLock { onEnd in
-      let action = onEnd
-      onEnd = nil
-      return action
-    }?()
+    for entry in taken.attachments { entry.deactivate() }
+    taken.cleanup?()
+    taken.onEnd?()
   }
 
   /// Sets what runs once when the registration ends (runs at once if it already ended).
   func onEnd(_ action: @escaping @Sendable () -> Void) {
-    let runNow = _onEnd.withLock { onEnd -> Bool in
+    let runNow = _state.withLock { state -> Bool in
       guard isActive else { return true }
-      onEnd = action
+      state.onEnd = action
       return false
     }
     if runNow { action() }
   }
 
-  /// Sets what drops the registration's references to slots when it ends.
+  /// Sets what drops the registration's references to slots when it ends (runs at once if it
+  /// already ended).
   @usableFromInline
   func setCleanup(_ cleanup: @escaping () -> Void) {
-    _cleanup.withLock { $0 = cleanup }
+    let runNow = _state.withLock { state -> Bool in
+      guard isActive else { return true }
+      state.cleanup = cleanup
+      return false
+    }
+    if runNow { cleanup() }
   }
 
   /// Records entries added to slots, or deactivates them at once if the registration ended.
   @usableFromInline
   func attach(_ entries: [_SlotEntry]) {
-    let accepted = _attachments.withLock { attachments in
+    let accepted = _state.withLock { state in
       guard isActive else { return false }
-      attachments.append(contentsOf: entries)
+      state.attachments.append(contentsOf: entries)
       return true
     }
     if !accepted { for entry in entries { entry.deactivate() } }
@@ -67,11 +71,11 @@ final class _Lifetime: Sendable {
   /// Replaces the attachments (after re-tracking a derived key path).
   @usableFromInline
   func replaceAttachments(keeping kept: [_SlotEntry], adding added: [_SlotEntry]) {
-    let dropped = _attachments.withLock { attachments -> [_SlotEntry]? in
+    let dropped = _state.withLock { state -> [_SlotEntry]? in
       guard isActive else { return nil }
       let keptIDs = Set(kept.map(ObjectIdentifier.init))
-      let dropped = attachments.filter { !keptIDs.contains(ObjectIdentifier($0)) }
-      attachments = kept + added
+      let dropped = state.attachments.filter { !keptIDs.contains(ObjectIdentifier($0)) }
+      state.attachments = kept + added
       return dropped
     }
     for entry in dropped ?? added { entry.deactivate() }
