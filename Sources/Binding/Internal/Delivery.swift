@@ -49,10 +49,11 @@ enum _Route {
 /// `@unchecked Sendable` because what crosses is a callback formed in the receiving context
 /// (the caller's actor at registration, or a context the caller named) that runs only there,
 /// or a change of a model that this context observes: sharing the model between the two is the
-/// model's documented threading contract, which the observer opted into.
-struct _Transfer<Value>: @unchecked Sendable {
-  let value: Value
-  init(_ value: Value) { self.value = value }
+/// model's documented threading contract, which the observer opted into. `CollectionController`
+/// hands its change sets and models across the same way.
+package struct _Transfer<Value>: @unchecked Sendable {
+  package var value: Value
+  package init(_ value: Value) { self.value = value }
 }
 
 /// A callback handed to the context it was registered for.

@@ -79,7 +79,7 @@ import Binding
 ///   any asynchronous delivery.
 public final class DependencyTracker: Sendable {
   /// The set, the open transactions and the delivery queue.
-  private let _state: _TrackerLock<_TrackerState>
+  private let _state: _Lock<_TrackerState>
   /// The model through which batches reach the delivery context.
   private let _outbox = _Outbox()
 
@@ -111,7 +111,7 @@ public final class DependencyTracker: Sendable {
     onDismiss: (() -> Void)? = nil,
     _ handler: @escaping (DependencyEvent) -> Void
   ) {
-    _state = _TrackerLock(_TrackerState(dismissesOnDeletion: dismissOnDeletion))
+    _state = _Lock(_TrackerState(dismissesOnDeletion: dismissOnDeletion))
     let token = _outbox.observeEvents(delivery: delivery, isolation: isolation) {
       [weak self] _ in
       self?._deliverNextBatch(to: handler, onDismiss: onDismiss)
@@ -266,13 +266,13 @@ public final class DependencyTracker: Sendable {
     let recording: _TrackerState.Recording
     switch event {
     case .updated(let object, let changes):
-      let changes = _Handoff(DependencyChanges([changes]))
-      let object = _Handoff(object as any ObservableModel)
+      let changes = _Transfer(DependencyChanges([changes]))
+      let object = _Transfer(object as any ObservableModel)
       recording = _state.withLock { state in
         state.recordUpdate(changes.value, of: object, for: dependency, thread: thread)
       }
     case .deleted(let object):
-      let object = _Handoff(object as any ObservableModel)
+      let object = _Transfer(object as any ObservableModel)
       let (recorded, token) = _state.withLock { state in
         state.recordDeletion(of: object, for: dependency, thread: thread)
       }

@@ -13,7 +13,7 @@ struct _Batch: Sendable {
   mutating func append(_ deletion: _PendingDeletion) { deletions.append(deletion) }
 
   mutating func merge(
-    _ changes: DependencyChanges, of object: _Handoff<any ObservableModel>,
+    _ changes: DependencyChanges, of object: _Transfer<any ObservableModel>,
     for dependency: _Dependency
   ) {
     let key = ObjectIdentifier(dependency)
@@ -22,7 +22,7 @@ struct _Batch: Sendable {
     } else {
       updateIndex[key] = updates.count
       updates.append(
-        _PendingUpdate(dependency: dependency, object: object, changes: _Handoff(changes)))
+        _PendingUpdate(dependency: dependency, object: object, changes: _Transfer(changes)))
     }
   }
 

@@ -4,6 +4,6 @@ import Binding
 /// the transaction.
 struct _PendingUpdate: Sendable {
   let dependency: _Dependency
-  let object: _Handoff<any ObservableModel>
-  var changes: _Handoff<DependencyChanges>
+  let object: _Transfer<any ObservableModel>
+  var changes: _Transfer<DependencyChanges>
 }

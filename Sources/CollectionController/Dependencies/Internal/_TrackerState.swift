@@ -106,7 +106,7 @@ struct _TrackerState: Sendable {
 
   /// Records a change of `dependency` in the thread's transaction.
   mutating func recordUpdate(
-    _ changes: DependencyChanges, of object: _Handoff<any ObservableModel>,
+    _ changes: DependencyChanges, of object: _Transfer<any ObservableModel>,
     for dependency: _Dependency, thread: UInt
   ) -> Recording {
     guard isCurrent(dependency) else { return .ignored }
@@ -119,7 +119,7 @@ struct _TrackerState: Sendable {
   /// Records the deletion of `dependency`, which leaves the set now; returns the recording
   /// and the dependency's token, for the caller to release.
   mutating func recordDeletion(
-    of object: _Handoff<any ObservableModel>, for dependency: _Dependency, thread: UInt
+    of object: _Transfer<any ObservableModel>, for dependency: _Dependency, thread: UInt
   ) -> (Recording, ObservationToken?) {
     guard isCurrent(dependency) else { return (.ignored, nil) }
     let token = entries.removeValue(forKey: dependency.id)?.token

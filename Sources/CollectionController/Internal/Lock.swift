@@ -1,6 +1,9 @@
 import Foundation
 
-/// Controller state behind a lock, for state that holds model objects.
+/// State behind a lock, for the controllers' and the tracker's state that holds model objects.
+///
+/// It is a blocking lock (a controller may hold it while it updates its index), unlike Binding's
+/// registry lock, which is only held for a few instructions.
 ///
 /// NOTE: not `Synchronization.Mutex`, for two reasons. `Mutex` asks every value moved in or out
 /// to be `sending`, and the controller's state holds model objects that are shared with the
@@ -21,14 +24,4 @@ final class _Lock<State>: @unchecked Sendable {
     defer { lock.unlock() }
     return try body(&state)
   }
-}
-
-/// A value handed from the thread that changed a model to the controller's delivery context.
-///
-/// `@unchecked Sendable` because what crosses is the controller itself (whose state is behind
-/// `_Lock`) or a change set of models that the receiver observes through the controller:
-/// sharing those models between contexts is the models' documented threading contract.
-struct _Transfer<Value>: @unchecked Sendable {
-  let value: Value
-  init(_ value: Value) { self.value = value }
 }
