@@ -184,7 +184,7 @@ struct _ChangeSetBuilder<Element: AnyObject, SectionKey: Hashable & Comparable> 
       var end = start
       while end < candidates.count && candidates[end].old.section == section { end += 1 }
       let run = candidates[start..<end]
-      let keep = Self._longestIncreasingSubsequence(run.map { $0.new.row })
+      let keep = _longestIncreasingSubsequence(run.map { $0.new.row })
       for (candidate, kept) in zip(run, keep) {
         let entry = entries[candidate.entry]
         if kept {
@@ -262,39 +262,6 @@ extension _ChangeSetBuilder {
       touchedBefore += 1
     }
   }
-
-  /// Marks a longest strictly increasing subsequence of `values`.
-  ///
-  /// - Complexity: O(m log m) for *m* values.
-  static func _longestIncreasingSubsequence(_ values: [Int]) -> [Bool] {
-    var tails: [Int] = []  // indices into values: tails[l] ends the best run of length l + 1
-    var previous = [Int](repeating: -1, count: values.count)
-    for (i, value) in values.enumerated() {
-      var low = 0
-      var high = tails.count
-      while low < high {
-        let middle = (low + high) / 2
-        if values[tails[middle]] < value {
-          low = middle + 1
-        } else {
-          high = middle
-        }
-      }
-      if low > 0 { previous[i] = tails[low - 1] }
-      if low == tails.count {
-        tails.append(i)
-      } else {
-        tails[low] = i
-      }
-    }
-    var keep = [Bool](repeating: false, count: values.count)
-    var i = tails.last ?? -1
-    while i >= 0 {
-      keep[i] = true
-      i = previous[i]
-    }
-    return keep
-  }
 }
 
 extension _OrderedIndex {
@@ -325,4 +292,37 @@ extension _OrderedIndex {
     }
     return builder.finish(after: self)
   }
+}
+
+/// Marks a longest strictly increasing subsequence of `values`.
+///
+/// - Complexity: O(m log m) for *m* values.
+func _longestIncreasingSubsequence<Value: Comparable>(_ values: [Value]) -> [Bool] {
+  var tails: [Int] = []  // indices into values: tails[l] ends the best run of length l + 1
+  var previous = [Int](repeating: -1, count: values.count)
+  for (i, value) in values.enumerated() {
+    var low = 0
+    var high = tails.count
+    while low < high {
+      let middle = (low + high) / 2
+      if values[tails[middle]] < value {
+        low = middle + 1
+      } else {
+        high = middle
+      }
+    }
+    if low > 0 { previous[i] = tails[low - 1] }
+    if low == tails.count {
+      tails.append(i)
+    } else {
+      tails[low] = i
+    }
+  }
+  var keep = [Bool](repeating: false, count: values.count)
+  var i = tails.last ?? -1
+  while i >= 0 {
+    keep[i] = true
+    i = previous[i]
+  }
+  return keep
 }

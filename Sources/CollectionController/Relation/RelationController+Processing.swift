@@ -511,7 +511,7 @@ extension RelationController {
         labels.append(member.label)
       }
     }
-    let keep = _longestIncreasingRun(labels)
+    let keep = _longestIncreasingSubsequence(labels)
     for (k, offset) in retained.enumerated() where !keep[k] {
       _touch(unique[offset], false, state)
     }
@@ -680,35 +680,9 @@ func _schedule(_ controller: any _Drainable, on queue: DispatchQueue) {
   queue.async { [weak controller] in controller?._scheduledDrain() }
 }
 
-/// Marks a longest strictly increasing subsequence of `values`.
+/// Marks a longest strictly increasing subsequence of `values` (the engine's routine).
 ///
 /// - Complexity: O(m log m) for *m* values.
 func _longestIncreasingRun(_ values: [UInt64]) -> [Bool] {
-  var tails: [Int] = []
-  var previous = [Int](repeating: -1, count: values.count)
-  for (i, value) in values.enumerated() {
-    var low = 0
-    var high = tails.count
-    while low < high {
-      let middle = (low + high) / 2
-      if values[tails[middle]] < value {
-        low = middle + 1
-      } else {
-        high = middle
-      }
-    }
-    if low > 0 { previous[i] = tails[low - 1] }
-    if low == tails.count {
-      tails.append(i)
-    } else {
-      tails[low] = i
-    }
-  }
-  var keep = [Bool](repeating: false, count: values.count)
-  var i = tails.last ?? -1
-  while i >= 0 {
-    keep[i] = true
-    i = previous[i]
-  }
-  return keep
+  _longestIncreasingSubsequence(values)
 }

@@ -258,9 +258,9 @@ extension ChangeSetBuilderTests {
   }
 
   @Test func longestIncreasingSubsequence() {
-    let keep = _ChangeSetBuilder<Item, Int>._longestIncreasingSubsequence([3, 0, 1, 4, 2, 5])
+    let keep = _longestIncreasingSubsequence([3, 0, 1, 4, 2, 5])
     #expect(keep == [false, true, true, false, true, true])
-    #expect(_ChangeSetBuilder<Item, Int>._longestIncreasingSubsequence([]).isEmpty)
+    #expect(_longestIncreasingSubsequence([]).isEmpty)
   }
 
   @Test func touchAfterModifyingTheIndexTraps() async {
