@@ -260,7 +260,7 @@ extension ChangeSetBuilderTests {
   @Test func longestIncreasingSubsequence() {
     let keep = _longestIncreasingSubsequence([3, 0, 1, 4, 2, 5])
     #expect(keep == [false, true, true, false, true, true])
-    #expect(_longestIncreasingSubsequence([]).isEmpty)
+    #expect(_longestIncreasingSubsequence([Int]()).isEmpty)
   }
 
   @Test func touchAfterModifyingTheIndexTraps() async {
