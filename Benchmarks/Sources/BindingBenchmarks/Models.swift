@@ -49,3 +49,45 @@ final class Sink {
 func opaqueAdder(_ sink: Sink) -> (Int, Int) -> Void {
   { old, new in sink.total &+= new &- old }
 }
+
+// MARK: Relation models
+
+/// The element of the relation benchmarks: an album sorted by `year`, filtered by `isLive`,
+/// with `title` as the observed attribute. Hashable by identity.
+final class Album: ObservableModel, Hashable {
+  let observation = ObservationStorage()
+  @Observed var year: Int
+  @Observed var title = ""
+  @Observed var isLive: Bool
+
+  init(year: Int, isLive: Bool) {
+    self.year = year
+    self.isLive = isLive
+  }
+
+  static func == (lhs: Album, rhs: Album) -> Bool { lhs === rhs }
+  func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+}
+
+/// The owner of the relation.
+final class Artist: ObservableModel {
+  let observation = ObservationStorage()
+  @Observed var albums: [Album]
+
+  init(_ albums: [Album]) { self.albums = albums }
+}
+
+/// A small deterministic generator (SplitMix64), so that every run measures the same data.
+struct SplitMix64: RandomNumberGenerator {
+  var state: UInt64
+
+  init(seed: UInt64) { state = seed }
+
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+}
