@@ -63,6 +63,13 @@ import OpenCombine
 import Synchronization
 
 let quick = CommandLine.arguments.contains("--quick")
+if CommandLine.arguments.contains("--profile-relation") {
+  // For profilers: one controller over 10^4 albums, 100,000 year changes.
+  var rng = SplitMix64(seed: 1)
+  let fixture = try RelationFixture(makeAlbums(10_000, &rng))
+  print(measureMoves(fixture, changes: 20_000, seed: 2).nanoseconds)
+  exit(0)
+}
 if CommandLine.arguments.contains("--profile-target") {
   let model = Observed3()
   let sink = Sink()

@@ -48,7 +48,7 @@ extension _OrderedIndex {
     var free = 0
     var slot = _freeHead
     while slot >= 0 {
-      precondition(_nodes[Int(slot)].element == nil, "occupied slot on the free list")
+      precondition(_elements[Int(slot)] == nil, "occupied slot on the free list")
       free += 1
       slot = _nodes[Int(slot)].left
     }
@@ -71,7 +71,7 @@ extension _OrderedIndex {
       size += _checkSubtree(child)
     }
     precondition(Int(_nodes[Int(root)].size) == size, "bad subtree size")
-    precondition(_nodes[Int(root)].element != nil, "free slot linked into a tree")
+    precondition(_elements[Int(root)] != nil, "free slot linked into a tree")
     return size
   }
   #else

@@ -55,16 +55,6 @@ struct _OrderedIndex<Element: AnyObject, SectionKey: Hashable & Comparable> {
   /// Compares two elements by their live sort keys; `.orderedSame` falls back to sequence numbers.
   typealias Comparator = (Element, Element) -> ComparisonResult
 
-  /// One tree node, or one free slot (then `element` is `nil` and `left` links the free list).
-  struct _Node {
-    var element: Element?
-    var sequence: UInt64
-    var left: Int32
-    var right: Int32
-    /// The parent slot, or for a root `~sectionIndex` (always negative).
-    var parent: Int32
-    var size: Int32
-  }
 
   /// A section: its key and the root slot of its tree (`-1` when empty).
   struct _Section {
@@ -75,7 +65,11 @@ struct _OrderedIndex<Element: AnyObject, SectionKey: Hashable & Comparable> {
   let _comparator: Comparator
   /// The key of the section that exists even when it holds no element, if any.
   let permanentSectionKey: SectionKey?
-  var _nodes: ContiguousArray<_Node> = []
+  /// The tree links of every slot (a plain, non-generic struct, so that walking the trees
+  /// copies no element and needs no generic metadata, even in unspecialised code).
+  var _nodes: ContiguousArray<_IndexNode> = []
+  /// The element of every slot, `nil` for a free slot (parallel to `_nodes`).
+  var _elements: ContiguousArray<Element?> = []
   var _freeHead: Int32 = -1
   var _sections: ContiguousArray<_Section> = []
   /// Identity table: slot numbers, `-1` for an empty bucket; the count is 0 or a power of two.
@@ -103,6 +97,7 @@ struct _OrderedIndex<Element: AnyObject, SectionKey: Hashable & Comparable> {
   /// Reserves room for `capacity` elements so that growth does not reallocate.
   mutating func reserveCapacity(_ capacity: Int) {
     _nodes.reserveCapacity(capacity)
+    _elements.reserveCapacity(capacity)
     if capacity * 4 > _buckets.count * 3 {
       _rehash(minimumCapacity: capacity)
     }
@@ -158,7 +153,7 @@ extension _OrderedIndex {
   /// - Complexity: Expected O(1).
   func element(for id: ObjectIdentifier) -> Element? {
     let slot = _find(id)
-    return slot < 0 ? nil : _nodes[Int(slot)].element
+    return slot < 0 ? nil : _elements[Int(slot)]
   }
 
   /// The sequence number the element with identity `id` was inserted with, or `nil`.
@@ -361,6 +356,7 @@ extension _OrderedIndex {
   /// - Complexity: O(n).
   mutating func removeAll() {
     _nodes.removeAll()
+    _elements.removeAll()
     _freeHead = -1
     _buckets.removeAll()
     _bucketShift = 64
@@ -384,7 +380,7 @@ extension _OrderedIndex {
   @inline(__always)
   func _element(_ node: Int32) -> Element {
     // Safe: only occupied slots (which always hold an element) are linked into trees and the table.
-    _nodes[Int(node)].element!
+    _elements[Int(node)]!
   }
 
   /// A fixed pseudo-random priority per slot (the SplitMix64 finalizer, a bijection: no ties).
@@ -472,21 +468,22 @@ extension _OrderedIndex {
   }
 
   mutating func _allocate(_ element: Element, sequence: UInt64) -> Int32 {
-    let node = _Node(
-      element: element, sequence: sequence, left: -1, right: -1, parent: -1, size: 1)
+    let node = _IndexNode(sequence: sequence, left: -1, right: -1, parent: -1, size: 1)
     if _freeHead >= 0 {
       let slot = _freeHead
       _freeHead = _nodes[Int(slot)].left
       _nodes[Int(slot)] = node
+      _elements[Int(slot)] = element
       return slot
     }
     _nodes.append(node)
+    _elements.append(element)
     return Int32(_nodes.count - 1)
   }
 
   mutating func _free(_ slot: Int32) {
-    _nodes[Int(slot)] = _Node(
-      element: nil, sequence: 0, left: _freeHead, right: -1, parent: -1, size: 0)
+    _nodes[Int(slot)] = _IndexNode(sequence: 0, left: _freeHead, right: -1, parent: -1, size: 0)
+    _elements[Int(slot)] = nil
     _freeHead = slot
   }
 
@@ -520,4 +517,14 @@ extension _OrderedIndex {
       if root >= 0 { _nodes[Int(root)].parent = ~Int32(section) }
     }
   }
+}
+
+/// One tree node of `_OrderedIndex`, or one free slot (then `left` links the free list).
+struct _IndexNode {
+  var sequence: UInt64
+  var left: Int32
+  var right: Int32
+  /// The parent slot, or for a root `~sectionIndex` (always negative).
+  var parent: Int32
+  var size: Int32
 }
