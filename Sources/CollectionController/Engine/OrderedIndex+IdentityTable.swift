@@ -6,13 +6,20 @@
 extension _OrderedIndex {
   @inline(__always)
   func _bucket(of id: ObjectIdentifier) -> Int {
-    // Fibonacci hashing: multiply by 2^64 / golden ratio, keep the top bits.
-    Int(truncatingIfNeeded: (UInt64(UInt(bitPattern: id)) &* 0x9E37_79B9_7F4A_7C15) >> _bucketShift)
+    _bucket(ofBits: UInt(bitPattern: id))
   }
 
   @inline(__always)
-  func _identity(ofSlot slot: Int32) -> ObjectIdentifier {
-    ObjectIdentifier(_element(slot))
+  func _bucket(ofBits bits: UInt) -> Int {
+    // Fibonacci hashing: multiply by 2^64 / golden ratio, keep the top bits.
+    Int(truncatingIfNeeded: (UInt64(bits) &* 0x9E37_79B9_7F4A_7C15) >> _bucketShift)
+  }
+
+  /// The identity of a slot's element, as bits: kept in the node, so that lookups load no
+  /// element (no generic copy, no retain).
+  @inline(__always)
+  func _identity(ofSlot slot: Int32) -> UInt {
+    _nodes[Int(slot)].identity
   }
 
   /// The slot of the element with identity `id`, or `-1`.
@@ -22,7 +29,7 @@ extension _OrderedIndex {
     var bucket = _bucket(of: id)
     while true {
       let slot = _buckets[bucket]
-      if slot < 0 || _identity(ofSlot: slot) == id { return slot }
+      if slot < 0 || _identity(ofSlot: slot) == UInt(bitPattern: id) { return slot }
       bucket = (bucket + 1) & mask
     }
   }
@@ -36,7 +43,7 @@ extension _OrderedIndex {
 
   mutating func _placeInTable(_ slot: Int32) {
     let mask = _buckets.count - 1
-    var bucket = _bucket(of: _identity(ofSlot: slot))
+    var bucket = _bucket(ofBits: _identity(ofSlot: slot))
     while _buckets[bucket] >= 0 {
       bucket = (bucket + 1) & mask
     }
@@ -55,7 +62,7 @@ extension _OrderedIndex {
       next = (next + 1) & mask
       let candidate = _buckets[next]
       if candidate < 0 { break }
-      let home = _bucket(of: _identity(ofSlot: candidate))
+      let home = _bucket(ofBits: _identity(ofSlot: candidate))
       // The candidate may fill the hole unless its home lies cyclically in (hole, next].
       let staysPut = hole <= next ? (hole < home && home <= next) : (hole < home || home <= next)
       if !staysPut {

@@ -56,7 +56,7 @@ extension _OrderedIndex {
     var mapped = 0
     for slot in _buckets where slot >= 0 {
       mapped += 1
-      precondition(_find(_identity(ofSlot: slot)) == slot, "identity table cannot find a slot")
+      precondition(_find(ObjectIdentifier(_element(slot))) == slot, "identity table cannot find a slot")
     }
     precondition(mapped == count, "identity table holds \(mapped) of \(count) elements")
     precondition(_buckets.isEmpty || count * 4 <= _buckets.count * 3, "table overloaded")

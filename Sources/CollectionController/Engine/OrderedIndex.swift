@@ -468,7 +468,9 @@ extension _OrderedIndex {
   }
 
   mutating func _allocate(_ element: Element, sequence: UInt64) -> Int32 {
-    let node = _IndexNode(sequence: sequence, left: -1, right: -1, parent: -1, size: 1)
+    let node = _IndexNode(
+      identity: UInt(bitPattern: ObjectIdentifier(element)), sequence: sequence, left: -1,
+      right: -1, parent: -1, size: 1)
     if _freeHead >= 0 {
       let slot = _freeHead
       _freeHead = _nodes[Int(slot)].left
@@ -482,7 +484,8 @@ extension _OrderedIndex {
   }
 
   mutating func _free(_ slot: Int32) {
-    _nodes[Int(slot)] = _IndexNode(sequence: 0, left: _freeHead, right: -1, parent: -1, size: 0)
+    _nodes[Int(slot)] = _IndexNode(
+      identity: 0, sequence: 0, left: _freeHead, right: -1, parent: -1, size: 0)
     _elements[Int(slot)] = nil
     _freeHead = slot
   }
@@ -521,6 +524,8 @@ extension _OrderedIndex {
 
 /// One tree node of `_OrderedIndex`, or one free slot (then `left` links the free list).
 struct _IndexNode {
+  /// The bits of the element's `ObjectIdentifier` (0 for a free slot).
+  var identity: UInt
   var sequence: UInt64
   var left: Int32
   var right: Int32
