@@ -104,7 +104,7 @@ final class _CoalescingScope {
     while !order.isEmpty {
       rounds += 1
       if rounds > maximumCoalescingRounds {
-        let paths = order.map(\.description)
+        let paths = order.map { $0.description }
         fatalError(
           """
           Binding: coalesced callbacks kept changing values for \(maximumCoalescingRounds) \

@@ -134,7 +134,7 @@ public struct ObservationOptions: OptionSet, Hashable, Sendable {
 ///
 /// ```swift
 /// case .updated(let order, let changes):
-///   if changes.contains(\.total) { refreshTotal(order) }
+///   if changes.contains { $0.total } { refreshTotal(order) }
 /// ```
 public struct ChangedProperties<Root: ObservableModel> {
   let object: Root

@@ -12,7 +12,7 @@ public final class ObservationToken: Sendable, Hashable {
   private let lifetimes: [_Lifetime]
 
   @usableFromInline
-  init(_ records: [_Record]) { self.lifetimes = records.map(\.lifetime) }
+  init(_ records: [_Record]) { self.lifetimes = records.map { $0.lifetime } }
 
   deinit {
     for lifetime in lifetimes { lifetime.cancel() }

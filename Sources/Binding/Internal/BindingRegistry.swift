@@ -90,7 +90,7 @@ final class _BindingRegistry: Sendable {
     bindings.withLock { bindings in
       (bindings[ObjectIdentifier(receiver)] ?? [])
         .filter { $0.receiver === receiver && $0.lifetime.isActive }
-        .map(\.key)
+        .map { $0.key }
     }
   }
 }

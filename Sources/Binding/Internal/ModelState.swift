@@ -53,8 +53,8 @@ final class _ModelState: Sendable {
     let (added, obsolete) = _state.withLock { state -> (Bool, [_Record]) in
       guard !state.isDeleted else { return (false, []) }
       // Registrations whose target died are released here at the latest.
-      let obsolete = state.records.filter(\.isObsolete)
-      state.records.removeAll(where: \.isObsolete)
+      let obsolete = state.records.filter { $0.isObsolete }
+      state.records.removeAll { $0.isObsolete }
       state.records.append(record)
       return (true, obsolete)
     }
@@ -104,8 +104,8 @@ final class _ModelState: Sendable {
       _isDeleted.store(true, ordering: .releasing)
       _hasAnyRecords.store(false, ordering: .releasing)
       let slots = state.slots
-      let records = state.records.filter(\.isActive)
-      let anyRecords = state.anyRecords.filter(\.isActive)
+      let records = state.records.filter { $0.isActive }
+      let anyRecords = state.anyRecords.filter { $0.isActive }
       state.records = []
       state.anyRecords = []
       return (slots, records, anyRecords)

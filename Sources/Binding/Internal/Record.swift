@@ -215,7 +215,7 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
       _keepWeakRoot(root)
     }
     _state.withLock { $0 = _Evaluation(value: value, reads: reads) }
-    lifetime.attach(reads.map(\.entry))
+    lifetime.attach(reads.map { $0.entry })
     guard let rootState = _finish(root) else {
       cancel()
       return nil
@@ -343,7 +343,7 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
       return true
     }
     if committed {
-      lifetime.replaceAttachments(keeping: kept.map(\.entry), adding: added.map(\.entry))
+      lifetime.replaceAttachments(keeping: kept.map { $0.entry }, adding: added.map { $0.entry })
     } else {
       for read in added { read.entry.deactivate() }
     }
@@ -385,7 +385,7 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
   }
 
   override var readSlots: [_AnySlot] {
-    _state.withLock { $0?.reads.map(\.slot) ?? [] }
+    _state.withLock { $0?.reads.map { $0.slot } ?? [] }
   }
 
   override func deliverDeletion(of object: AnyObject) {

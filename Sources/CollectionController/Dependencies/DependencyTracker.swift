@@ -231,7 +231,7 @@ public final class DependencyTracker: Sendable {
   ///
   /// - Complexity: O(*n* log *n*), where *n* is the number of dependencies.
   public var dependencies: [any ObservableModel] {
-    _state.withLock { $0.live() }.compactMap(\.object)
+    _state.withLock { $0.live() }.compactMap { $0.object }
   }
 
   /// The number of dependencies.

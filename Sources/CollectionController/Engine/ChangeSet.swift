@@ -103,7 +103,7 @@ extension RelationChangeSet: CustomStringConvertible {
     var parts: [String] = []
     func add(_ label: String, _ items: [some CustomStringConvertible]) {
       guard !items.isEmpty else { return }
-      parts.append("\(label): \(items.map(\.description).joined(separator: " "))")
+      parts.append("\(label): \(items.map { $0.description }.joined(separator: " "))")
     }
     add("-sections", Array(deletedSections))
     add("+sections", Array(insertedSections))

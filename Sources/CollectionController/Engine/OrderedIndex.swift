@@ -124,7 +124,7 @@ extension _OrderedIndex {
   /// The keys of all sections, in order.
   ///
   /// - Complexity: O(s), where *s* is the number of sections.
-  var sectionKeys: [SectionKey] { _sections.map(\.key) }
+  var sectionKeys: [SectionKey] { _sections.map { $0.key } }
 
   /// The index of the section with `key`, or `nil` if no such section exists.
   ///

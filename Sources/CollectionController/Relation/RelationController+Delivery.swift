@@ -137,7 +137,7 @@ extension RelationControllerDelegate {
 /// a consumer reads it: keep your own copy with ``RelationChangeSet/apply(to:)``.
 ///
 /// ```swift
-/// var content = albums.sections.map(\.objects)
+/// var content = albums.sections.map { $0.objects }
 /// for await changes in albums.changes { changes.apply(to: &content) }
 /// ```
 public struct RelationChangeSequence<Model>: AsyncSequence {
@@ -258,7 +258,7 @@ extension RelationController {
   /// Hands a change set to the delegate, the handlers and the streams, outside the lock.
   func _deliver(_ delivery: _Delivery) {
     let (delegate, handlers, streams) = _lock.withLock { state in
-      (state.delegate, state.handlers.map(\.call), Array(state.streams.values))
+      (state.delegate, state.handlers.map { $0.call }, Array(state.streams.values))
     }
     if let delegate { _notify(delegate, delivery) }
     for handler in handlers { handler(delivery.changes) }

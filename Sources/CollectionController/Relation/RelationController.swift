@@ -147,7 +147,7 @@ public final class RelationController<
     _relationToken?.cancel()
     _triggerToken?.cancel()
     let (tokens, continuations) = _lock.withLock { state in
-      (state.members.values.compactMap(\.token), state.streams.values)
+      (state.members.values.compactMap { $0.token }, state.streams.values)
     }
     for token in tokens { token.cancel() }
     for continuation in continuations { continuation.finish() }
@@ -172,7 +172,7 @@ extension RelationController {
   /// The sections, in key order, as values that never change afterwards.
   ///
   /// ```swift
-  /// let names = albums.sections.map(\.name)
+  /// let names = albums.sections.map { $0.name }
   /// ```
   ///
   /// - Complexity: O(n + s), where *n* is the number of elements and *s* of sections.
@@ -288,8 +288,8 @@ extension RelationController {
     _lock.withLock { state in
       let content = state.index.snapshot()
       return Snapshot(
-        sectionIdentifiers: content.map(\.sectionKey),
-        itemIdentifiers: content.map(\.identifiers))
+        sectionIdentifiers: content.map { $0.sectionKey },
+        itemIdentifiers: content.map { $0.identifiers })
     }
   }
 

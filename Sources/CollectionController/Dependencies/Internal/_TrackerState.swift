@@ -33,7 +33,7 @@ struct _TrackerState: Sendable {
   /// The live dependencies in the order they were added.
   func live() -> [_Dependency] {
     entries.values.filter { $0.dependency.isAlive }.sorted { $0.sequence < $1.sequence }
-      .map(\.dependency)
+      .map { $0.dependency }
   }
 
   /// Inserts `dependency` unless its object is already tracked; returns whether it did, and
@@ -89,7 +89,7 @@ struct _TrackerState: Sendable {
   private mutating func purgeDeallocated() -> [ObservationToken] {
     let dead = entries.filter { !$0.value.dependency.isAlive }
     for id in dead.keys { entries[id] = nil }
-    return dead.values.compactMap(\.token)
+    return dead.values.compactMap { $0.token }
   }
 
   // MARK: Transactions
