@@ -38,3 +38,6 @@ func ns(_ value: Double) -> String {
 
 /// Formats a ratio.
 func ratio(_ value: Double) -> String { String(format: "%.2fx", value) }
+
+/// Formats bytes.
+func bytes(_ value: Double) -> String { "\(Int(value.rounded())) B" }

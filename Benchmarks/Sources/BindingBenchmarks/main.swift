@@ -91,6 +91,24 @@ var rows: [Row] = []
   fflush(nil)
 }
 
+/// Adds a line for `value / baseline`, showing both figures, checked against an upper limit
+/// (`atMost`), a lower one (`atLeast`), or none (a figure to report).
+@MainActor func addRatio(
+  _ name: String, _ value: Double, over baseline: Double, atMost: Double? = nil,
+  atLeast: Double? = nil, format: (Double) -> String = ns
+) {
+  let quotient = value / baseline
+  let shown = ratio(quotient) + " (\(format(value)) vs \(format(baseline)))"
+  if let atMost {
+    let limit = atMost == atMost.rounded() ? "\(Int(atMost))" : "\(atMost)"
+    add(name, shown, goal: "<= \(limit)x", met: quotient <= atMost)
+  } else if let atLeast {
+    add(name, shown, goal: ">= \(Int(atLeast))x", met: quotient >= atLeast)
+  } else {
+    add(name, shown)
+  }
+}
+
 // MARK: Binding
 
 // Each operation is one call of an `@inline(never)` function, so that the optimiser can neither
@@ -132,19 +150,22 @@ nonisolated func addSyncObserver(_ model: Observed3, _ sink: Sink) -> Observatio
 /// Registers a target from nonisolated code, so that delivery is synchronous on the mutating
 /// thread (registering from the main actor would deliver on the main actor).
 nonisolated func addSyncTarget(_ model: Observed3, _ sink: Sink) {
-  model.addTarget(sink, for: \.age) { sink, change in sink.total &+= change.newValue &- change.oldValue }
+  model.addTarget(sink, for: \.age) { sink, change in
+    sink.total &+= change.newValue &- change.oldValue
+  }
 }
 
 let plain = Plain3()
 let observed = Observed3()
 let plainSet = measure(iterations: n) { setPlain(plain, $0) }
 let observedSet = measure(iterations: n) { setObserved(observed, $0) }
-add("unobserved @Observed set / plain stored set (Int)", ratio(observedSet / plainSet) + " (\(ns(observedSet)) vs \(ns(plainSet)))", goal: "<= 2x", met: observedSet / plainSet <= 2)
+addRatio(
+  "unobserved @Observed set / plain stored set (Int)", observedSet, over: plainSet, atMost: 2)
 let plains = (0..<64).map { _ in Plain3() }
 let observeds = (0..<64).map { _ in Observed3() }
 let plainGet = measure(iterations: n) { blackHole(getPlain(plains, $0)) }
 let observedGet = measure(iterations: n) { blackHole(getObserved(observeds, $0)) }
-add("untracked @Observed get / plain get (Int)", ratio(observedGet / plainGet) + " (\(ns(observedGet)) vs \(ns(plainGet)))", goal: "<= 2x", met: observedGet / plainGet <= 2)
+addRatio("untracked @Observed get / plain get (Int)", observedGet, over: plainGet, atMost: 2)
 
 let didSet = DidSet3()
 let didSetSink = Sink()
@@ -155,13 +176,17 @@ let targeted = Observed3()
 let targetSink = Sink()
 addSyncTarget(targeted, targetSink)
 let targetCost = measure(iterations: n) { setObserved(targeted, $0) }
-add("one synchronous target / didSet calling one stored closure", ratio(targetCost / didSetCost) + " (\(ns(targetCost)) vs \(ns(didSetCost)))", goal: "<= 2x", met: targetCost / didSetCost <= 2)
+addRatio(
+  "one synchronous target / didSet calling one stored closure", targetCost, over: didSetCost,
+  atMost: 2)
 
 let observedByClosure = Observed3()
 let closureSink = Sink()
 let closureToken = addSyncObserver(observedByClosure, closureSink)
 let closureCost = measure(iterations: n) { setObserved(observedByClosure, $0) }
-add("one synchronous observer closure (observe) / didSet calling one stored closure", ratio(closureCost / didSetCost) + " (\(ns(closureCost)))", goal: "<= 2x", met: closureCost / didSetCost <= 2)
+addRatio(
+  "one synchronous observer closure (observe) / didSet calling one stored closure", closureCost,
+  over: didSetCost, atMost: 2)
 blackHole(closureToken)
 
 let tracked = SwiftObservable3()
@@ -178,18 +203,23 @@ let rearmCost = measure(iterations: rearmCount) { count in
     tracked.age = i
   }
 }
-add("withObservationTracking re-arm loop / one synchronous target", ratio(rearmCost / targetCost) + " (\(ns(rearmCost)))", goal: ">= 30x", met: rearmCost / targetCost >= 30)
+addRatio(
+  "withObservationTracking re-arm loop / one synchronous target", rearmCost, over: targetCost,
+  atLeast: 30)
 
 let published = Published3()
 let publishedSink = Sink()
 let cancellable = published.$age.sink { publishedSink.total &+= $0 }
 let publishedCost = measure(iterations: n) { setPublished(published, $0) }
-add("OpenCombine @Published + sink / one synchronous target", ratio(publishedCost / targetCost) + " (\(ns(publishedCost)))", goal: ">= 8x", met: publishedCost / targetCost >= 8)
+addRatio(
+  "OpenCombine @Published + sink / one synchronous target", publishedCost, over: targetCost,
+  atLeast: 8)
 blackHole(cancellable)
 
 let swiftObservable = SwiftObservable3()
 let swiftObservableSet = measure(iterations: n) { setSwiftObservable(swiftObservable, $0) }
-add("@Observable unobserved set / unobserved @Observed set", ratio(swiftObservableSet / observedSet) + " (\(ns(swiftObservableSet)) vs \(ns(observedSet)))")
+addRatio(
+  "@Observable unobserved set / unobserved @Observed set", swiftObservableSet, over: observedSet)
 
 // MARK: Memory
 
@@ -208,8 +238,12 @@ func bytesPerObject<T>(_ make: () -> T) -> Double {
 let plainBytes = bytesPerObject { Plain3() }
 let observedBytes = bytesPerObject { Observed3() }
 let swiftObservableBytes = bytesPerObject { SwiftObservable3() }
-add("memory, 3 properties nobody observes: @Observed / plain class", ratio(observedBytes / plainBytes) + " (\(Int(observedBytes)) B vs \(Int(plainBytes)) B)", goal: "<= 1.5x", met: observedBytes / plainBytes <= 1.5)
-add("memory: Swift @Observable / plain class", ratio(swiftObservableBytes / plainBytes) + " (\(Int(swiftObservableBytes)) B)")
+addRatio(
+  "memory, 3 properties nobody observes: @Observed / plain class", observedBytes,
+  over: plainBytes, atMost: 1.5, format: bytes)
+addRatio(
+  "memory: Swift @Observable / plain class", swiftObservableBytes, over: plainBytes,
+  format: bytes)
 
 // MARK: Coalescing
 
@@ -231,8 +265,13 @@ let blockCost = measure(iterations: blocks) { count in
 }
 let deliveries = coalescedSinks.map(\.total).reduce(0, +)
 let blocksRun = blocks * 5
-add("10 targets, 1,000 edits in one coalesce block: time per block", String(format: "%.1f us", blockCost / 1_000))
-add("  deliveries per target per block (expect 1)", String(format: "%.2f", Double(deliveries) / Double(10 * blocksRun)), goal: "1", met: deliveries == 10 * blocksRun)
+add(
+  "10 targets, 1,000 edits in one coalesce block: time per block",
+  String(format: "%.1f us", blockCost / 1_000))
+add(
+  "  deliveries per target per block (expect 1)",
+  String(format: "%.2f", Double(deliveries) / Double(10 * blocksRun)), goal: "1",
+  met: deliveries == 10 * blocksRun)
 
 blackHole((didSetSink.total, targetSink.total, counter.value.load(ordering: .relaxed)))
 
@@ -287,7 +326,8 @@ func duration(_ nanoseconds: Double) -> String {
   let moveRatio = largeMove.nanoseconds / smallMove.nanoseconds
   add(
     "relation: year change moving one album, per change, N=\(size(large)) / N=\(size(small))",
-    ratio(moveRatio) + " (\(duration(largeMove.nanoseconds)) vs \(duration(smallMove.nanoseconds)))",
+    ratio(moveRatio)
+      + " (\(duration(largeMove.nanoseconds)) vs \(duration(smallMove.nanoseconds)))",
     goal: "<= 2x", met: moveRatio <= 2)
   // A random year that leaves the album in place changes nothing, so a few writes have no
   // change set; every change set must be exactly one move.
@@ -295,11 +335,13 @@ func duration(_ nanoseconds: Double) -> String {
     "  moves per change set (expect 1), change sets per write: N=\(size(small)); N=\(size(large))",
     String(format: "%.2f, %.4f; %.2f, %.4f", smallMove.moves / smallMove.changeSets,
       smallMove.changeSets, largeMove.moves / largeMove.changeSets, largeMove.changeSets),
-    goal: "1", met: smallMove.moves == smallMove.changeSets && largeMove.moves == largeMove.changeSets)
+    goal: "1",
+    met: smallMove.moves == smallMove.changeSets && largeMove.moves == largeMove.changeSets)
   let appendRatio = largeAppend.nanoseconds / smallAppend.nanoseconds
   add(
     "relation: controller's work for one append, N=\(size(large)) / N=\(size(small))",
-    ratio(appendRatio) + " (\(duration(largeAppend.nanoseconds)) vs \(duration(smallAppend.nanoseconds)))",
+    ratio(appendRatio)
+      + " (\(duration(largeAppend.nanoseconds)) vs \(duration(smallAppend.nanoseconds)))",
     goal: "<= 2x", met: appendRatio <= 2)
   add(
     "  change sets, inserts per append (expect 1): N=\(size(small)); N=\(size(large))",
@@ -323,7 +365,8 @@ func duration(_ nanoseconds: Double) -> String {
   let naiveRatio = naiveMove.nanoseconds / middleMove.nanoseconds
   add(
     "relation: naive filter + sort + difference / our year change, N=\(size(middle))",
-    String(format: "%.0fx", naiveRatio) + " (\(duration(naiveMove.nanoseconds)) vs \(duration(middleMove.nanoseconds)))",
+    String(format: "%.0fx", naiveRatio)
+      + " (\(duration(naiveMove.nanoseconds)) vs \(duration(middleMove.nanoseconds)))",
     goal: ">= 5,000x", met: naiveRatio >= 5_000)
   let other = churned(albums, &rng)
   let naiveReplacement = measureNaiveReplacements(albums, other, replacements: 2, repetitions: 3)
@@ -331,7 +374,8 @@ func duration(_ nanoseconds: Double) -> String {
   let replacementRatio = naiveReplacement.nanoseconds / replacement.nanoseconds
   add(
     "relation: assigning the array with 1% churn, naive + inferringMoves / ours, N=\(size(middle))",
-    ratio(replacementRatio) + " (\(duration(naiveReplacement.nanoseconds)) vs \(duration(replacement.nanoseconds)))",
+    ratio(replacementRatio)
+      + " (\(duration(naiveReplacement.nanoseconds)) vs \(duration(replacement.nanoseconds)))",
     goal: ">= 10x", met: replacementRatio >= 10)
 }
 try relationBenchmarks()
