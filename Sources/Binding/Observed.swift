@@ -74,6 +74,37 @@ public struct Observed<Value> {
         _set(object, newValue, storage)
       }
     }
+    // In-place mutation (`model.items.append(x)`, `model.count += 1`): the value is mutated
+    // where it is stored, without a copy when nothing else holds it, then observers hear it.
+    _modify {
+      if Root._bridgesSwiftObservation {
+        object._observationAccess(wrapped)
+        var value = object[keyPath: storage]._value
+        yield &value
+        let mutated = value
+        object._observationMutation(wrapped) { _set(object, mutated, storage) }
+      } else {
+        yield &object[keyPath: storage]._value
+        _didModify(object, storage)
+      }
+    }
+  }
+
+  /// Notifies the property's observers after an in-place mutation.
+  @inlinable
+  @inline(__always)
+  static func _didModify<Root: ObservableModel>(
+    _ object: Root, _ storage: ReferenceWritableKeyPath<Root, Self>
+  ) {
+    let state = object.observation._state.load(ordering: .acquiring)
+    if state == 0 { return }
+    var slot = object[keyPath: storage]._slot
+    if slot == nil {
+      slot = _slotForUnobservedSet(object, Value.self, state: state)
+      if slot == nil { return }
+      object[keyPath: storage]._slot = slot
+    }
+    _didSet(object, slot: slot.unsafelyUnwrapped, state: state)
   }
 
   /// Stores `newValue` and notifies the property's observers.

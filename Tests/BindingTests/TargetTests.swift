@@ -296,3 +296,43 @@ extension TargetTests {
     token.cancel()
   }
 }
+
+// MARK: - In-place mutation
+
+extension TargetTests {
+  @Test func inPlaceMutationsAreObservedWithTheirOldValue() {
+    let user = User()
+    var changes: [String] = []
+    let token = user.observe(\.age) { changes.append("\($0.oldValue)>\($0.newValue)") }
+    user.age += 1
+    user.age += 1
+    #expect(changes == ["0>1", "1>2"])
+    token.cancel()
+  }
+
+  @Test func anInPlaceAppendIsObservedAndTheOldValueKept() {
+    let model = Tagged()
+    var heard: [[String]] = []
+    let token = model.observe(\.tags) { heard.append($0.oldValue + ["→"] + $0.newValue) }
+    model.tags.append("a")
+    model.tags.append("b")
+    #expect(heard == [["→", "a"], ["a", "→", "a", "b"]])
+    #expect(model.tags == ["a", "b"])
+    token.cancel()
+  }
+
+  @Test func anInPlaceAppendWithNobodyObservingMutatesInPlace() {
+    let model = Tagged()
+    model.tags.reserveCapacity(16)
+    model.tags.append("a")
+    let before = model.tags.withUnsafeBufferPointer { $0.baseAddress }
+    model.tags.append("b")
+    let after = model.tags.withUnsafeBufferPointer { $0.baseAddress }
+    #expect(before == after, "the append copied the buffer")
+  }
+}
+
+final class Tagged: ObservableModel {
+  let observation = ObservationStorage()
+  @Observed var tags: [String] = []
+}

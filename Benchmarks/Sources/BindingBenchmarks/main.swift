@@ -70,6 +70,13 @@ if CommandLine.arguments.contains("--profile-relation") {
   print(measureMoves(fixture, changes: 20_000, seed: 2).nanoseconds)
   exit(0)
 }
+if CommandLine.arguments.contains("--profile-append") {
+  // For profilers: one controller over 2x10^5 albums, appends.
+  var rng = SplitMix64(seed: 1)
+  let fixture = try RelationFixture(makeAlbums(200_000, &rng))
+  print(measureAppends(fixture, inserts: 400, seed: 2).nanoseconds)
+  exit(0)
+}
 if CommandLine.arguments.contains("--profile-target") {
   let model = Observed3()
   let sink = Sink()
