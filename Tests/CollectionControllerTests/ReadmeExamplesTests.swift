@@ -1,0 +1,54 @@
+import Binding
+import CollectionController
+import Foundation
+import Testing
+
+/// The README's `CollectionController` example, compiled and checked.
+@Suite struct ReadmeExamplesTests {
+  final class Artist: ObservableModel {
+    let observation = ObservationStorage()
+    @Observed var albums: [Album] = []
+  }
+
+  final class Album: ObservableModel {
+    let observation = ObservationStorage()
+    @Observed var title: String
+    @Observed var releaseDate: Date
+    @Observed var isLive = false
+    var decade: Int {
+      Calendar(identifier: .gregorian).component(.year, from: releaseDate) / 10 * 10
+    }
+
+    init(_ title: String, year: Int) {
+      self.title = title
+      var components = DateComponents()
+      components.year = year
+      releaseDate = Calendar(identifier: .gregorian).date(from: components)!  // a valid date
+    }
+  }
+
+  @Test func relationController() throws {
+    let artist = Artist()
+    artist.albums = [Album("Kind of Blue", year: 1959), Album("Bitches Brew", year: 1970)]
+
+    let albums = try RelationController(
+      \.albums, of: artist,
+      filter: { !$0.isLive },                       // or a Foundation Predicate<Album>
+      sortedBy: [SortDescriptor(\.releaseDate)],    // stable: ties keep the relation's order
+      sectionedBy: { $0.decade },                   // any Hashable & Comparable key
+      observing: [\.title])                         // attributes whose change is an update
+
+    var log: [String] = []
+    let subscription = albums.onChange { changes in
+      log.append(
+        "sections +\(changes.insertedSections.count) rows +\(changes.insertedRows.count)")
+    }
+    #expect(albums.sections.map(\.key) == [1950, 1970])
+    #expect(albums.object(at: RowPosition(section: 1, row: 0)).title == "Bitches Brew")
+
+    artist.albums.append(Album("Tutu", year: 1986))  // one write, one change set
+    #expect(log == ["sections +1 rows +0"])          // a new section brings its row
+    #expect(albums.sections.count == 3)
+    subscription.cancel()
+  }
+}
