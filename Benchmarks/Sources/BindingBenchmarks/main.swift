@@ -77,6 +77,15 @@ if CommandLine.arguments.contains("--profile-append") {
   print(measureAppends(fixture, inserts: 400, seed: 2).nanoseconds)
   exit(0)
 }
+if CommandLine.arguments.contains("--profile-replace") {
+  // For profilers: one controller over 10^5 albums, whole-array assignments with 1% churn.
+  var rng = SplitMix64(seed: 1)
+  let albums = makeAlbums(100_000, &rng)
+  let fixture = try RelationFixture(albums)
+  let other = churned(albums, &rng)
+  print(measureReplacements(fixture, with: other, replacements: 4, repetitions: 2).nanoseconds)
+  exit(0)
+}
 if CommandLine.arguments.contains("--profile-target") {
   let model = Observed3()
   let sink = Sink()
