@@ -78,16 +78,12 @@ extension RelationController {
     case commit
   }
 
-  /// One element of the relation.
-  struct _Member {
-    let element: Element
-    /// The element's place in relation order (a sequence for the index's tie-breaks): an
-    /// order-maintenance label for arrays, the order of entry for sets.
-    var label: UInt64
-    /// How many times an array holds the element.
-    var occurrences: Int
-    var token: ObservationToken?
-    var deleted: Bool
+  typealias _Member = _RelationMember
+
+  /// The element of a member (members only ever hold `Element`s).
+  @inline(__always)
+  func _element(_ member: _Member) -> Element {
+    unsafeDowncast(member.object, to: Element.self)
   }
 
   /// A change set with what receivers need besides it.
@@ -288,7 +284,7 @@ extension RelationController {
           // key that disagrees with the element's place in the index.
           for case .element(let id, _) in state.queue {
             if let member = state.members[id], !member.deleted {
-              _touch(member.element, false, state)
+              _touch(_element(member), false, state)
             }
           }
         }
@@ -396,7 +392,7 @@ extension RelationController {
     switch event {
     case .element(let id, let changed):
       if let member = state.members[id], !member.deleted {
-        _touch(member.element, changed, state)
+        _touch(_element(member), changed, state)
       }
     case .deleted(let id):
       guard var member = state.members[id], !member.deleted else { return }
@@ -404,7 +400,7 @@ extension RelationController {
       member.token?.cancel()
       member.token = nil
       state.members[id] = member
-      _touch(member.element, false, state)
+      _touch(_element(member), false, state)
     case .ownerDeleted:
       for id in Array(state.members.keys) { _leave(id, state) }
       state.lastArray = []
@@ -429,11 +425,11 @@ extension RelationController {
         var member = member
         if !member.deleted {
           member.token?.cancel()
-          member.token = _observe(member.element, probe)
+          member.token = _observe(_element(member), probe)
           state.registrationsSinceSweep += 1
         }
         state.members[id] = member
-        _touch(member.element, false, state)
+        _touch(_element(member), false, state)
       }
     case .commit:
       break
@@ -454,13 +450,13 @@ extension RelationController {
     let id = ObjectIdentifier(element)
     if element.isDeleted {
       state.members[id] = _Member(
-        element: element, label: label, occurrences: occurrences, token: nil, deleted: true)
+        object: element, label: label, occurrences: occurrences, token: nil, deleted: true)
       return
     }
     let token = _observe(element, state.probe)
     state.registrationsSinceSweep += 1
     state.members[id] = _Member(
-      element: element, label: label, occurrences: occurrences, token: token,
+      object: element, label: label, occurrences: occurrences, token: token,
       deleted: !token.isActive)
     _touch(element, false, state)
   }
@@ -468,7 +464,7 @@ extension RelationController {
   func _leave(_ id: ObjectIdentifier, _ state: _State) {
     guard let member = state.members.removeValue(forKey: id) else { return }
     member.token?.cancel()
-    _touch(member.element, false, state)
+    _touch(_element(member), false, state)
   }
 
   func _setLabel(_ label: UInt64, of id: ObjectIdentifier, _ state: _State) {
@@ -560,7 +556,7 @@ extension RelationController {
       guard array[to] === object, let member = state.members[id] else { return false }
       if from == to { return true }
       _setLabel(_label(at: to, in: array, state), of: id, state)
-      _touch(member.element, false, state)
+      _touch(_element(member), false, state)
     case .setInsert, .setRemove:
       return false
     }
@@ -642,7 +638,7 @@ extension RelationController {
       state.nextSequence += 1
     case .setRemove(let object):
       let id = ObjectIdentifier(object)
-      guard let member = state.members[id], set.member(member.element) !== object else {
+      guard let member = state.members[id], set.member(_element(member)) !== object else {
         return false
       }
       _leave(id, state)
@@ -685,4 +681,20 @@ func _schedule(_ controller: any _Drainable, on queue: DispatchQueue) {
 /// - Complexity: O(m log m) for *m* values.
 func _longestIncreasingRun(_ values: [UInt64]) -> [Bool] {
   _longestIncreasingSubsequence(values)
+}
+
+/// One element of a relation, as a controller keeps it.
+///
+/// Not generic (the element is kept as `AnyObject` and read back as the controller's
+/// `Element`), so that the controller's dictionary of members is specialised once here instead
+/// of running through generic metadata on every lookup.
+struct _RelationMember {
+  let object: AnyObject
+  /// The element's place in relation order (a sequence for the index's tie-breaks): an
+  /// order-maintenance label for arrays, the order of entry for sets.
+  var label: UInt64
+  /// How many times an array holds the element.
+  var occurrences: Int
+  var token: ObservationToken?
+  var deleted: Bool
 }
