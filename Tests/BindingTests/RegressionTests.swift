@@ -22,8 +22,8 @@ extension RegressionTests {
     #expect(message.contains("\\User."))
   }
 
-  /// Expected: the cycle trap names the key path that kept changing (`name`).
-  /// Actual: `still changing: \User.<computed 0x… (String)>` (an `@Observed` property is a
+  /// Promise: the cycle trap names the key path that kept changing (`name`).
+  /// It used to give: `still changing: \User.<computed 0x… (String)>` (an `@Observed` property is a
   /// computed property to the key-path runtime; the slot's reflected name is not used).
   @Test func coalescingCycleMessageNamesTheProperty() async throws {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
@@ -52,8 +52,8 @@ extension RegressionTests {
 /// and its handler (with everything the handler captures) leak even after the observed object
 /// is deallocated. (`observeEvents` registrations are released: they have no reads.)
 extension RegressionTests {
-  /// Expected: the handler's captures are released when the observed object dies
-  /// (`tracker.live == 0`). Actual: `tracker.live == 1`.
+  /// Promise: the handler's captures are released when the observed object dies
+  /// (`tracker.live == 0`). It used to give: `tracker.live == 1`.
   @Test func keyPathRegistrationIsReleasedWithTheObservedObject() {
     let tracker = LifetimeTracker()
     var token: ObservationToken?
@@ -66,8 +66,8 @@ extension RegressionTests {
     #expect(tracker.live == 0)
   }
 
-  /// Expected: a target registration's action (and its captures) is released when the observed
-  /// object dies (`tracker.live == 0`). Actual: `tracker.live == 1`.
+  /// Promise: a target registration's action (and its captures) is released when the observed
+  /// object dies (`tracker.live == 0`). It used to give: `tracker.live == 1`.
   @Test func targetRegistrationIsReleasedWithTheObservedObject() {
     let tracker = LifetimeTracker()
     let target = Probe()
@@ -79,8 +79,8 @@ extension RegressionTests {
     #expect(tracker.live == 0)
   }
 
-  /// Expected: a cancelled token's handler is released once the object has changed and seen a
-  /// new registration (`tracker.live == 0`). Actual: `tracker.live == 1`.
+  /// Promise: a cancelled token's handler is released once the object has changed and seen a
+  /// new registration (`tracker.live == 0`). It used to give: `tracker.live == 1`.
   @Test func cancelledTokenReleasesItsHandler() {
     let tracker = LifetimeTracker()
     let user = User()
@@ -95,8 +95,8 @@ extension RegressionTests {
     other.cancel()
   }
 
-  /// Expected: after the target died and the observed property changed once, the action's
-  /// captures are released (`tracker.live == 0`). Actual: `tracker.live == 1`.
+  /// Promise: after the target died and the observed property changed once, the action's
+  /// captures are released (`tracker.live == 0`). It used to give: `tracker.live == 1`.
   @Test func deadTargetRegistrationIsReleasedByTheNextChange() {
     let tracker = LifetimeTracker()
     let user = User()
@@ -128,8 +128,8 @@ extension RegressionTests {
     token.cancel()
   }
 
-  /// Expected: a binding's transform (and its captures) is released when the source dies
-  /// (`tracker.live == 0`). Actual: `tracker.live == 1`.
+  /// Promise: a binding's transform (and its captures) is released when the source dies
+  /// (`tracker.live == 0`). It used to give: `tracker.live == 1`.
   @Test func bindingIsReleasedWithItsSource() {
     let tracker = LifetimeTracker()
     let field = TextField()
@@ -150,9 +150,9 @@ extension RegressionTests {
 extension RegressionTests {
   /// design.md §4 Deletion: "Everything observing it hears a deletion event"; Coalescing.swift
   /// documents "(deletion events first)".
-  /// Expected: a `.coalesced` `observeEvents` registration hears `.deleted` when the model
+  /// Promise: a `.coalesced` `observeEvents` registration hears `.deleted` when the model
   /// announces its deletion inside `coalesce { }`: `heard == ["deleted"]`.
-  /// Actual: `heard == []`: `announceDeletion()` enqueues the deletion in the open scope, then
+  /// It used to give: `heard == []`: `announceDeletion()` enqueues the deletion in the open scope, then
   /// cancels the registration at once, and the flush skips inactive registrations.
   @Test func coalescedObserveEventsHearsADeletionInsideABlock() {
     let user = User()
@@ -168,8 +168,8 @@ extension RegressionTests {
     token.cancel()
   }
 
-  /// Expected: deletion events come first in the flush: `["deleted", "updated"]`.
-  /// Actual: `["updated"]` (the deletion is lost, as above).
+  /// Promise: deletion events come first in the flush: `["deleted", "updated"]`.
+  /// It used to give: `["updated"]` (the deletion is lost, as above).
   @Test func coalescedDeletionEventsAreDeliveredFirst() {
     let kept = User()
     let deleted = User()
@@ -203,7 +203,7 @@ extension RegressionTests {
 /// check of the main queue, e.g. a `DispatchSpecificKey` set on `DispatchQueue.main`, works on
 /// both platforms.)
 extension RegressionTests {
-  /// Expected: `controller.title == "Ada"` right after `user.name = "Ada"`. Actual: `""`.
+  /// Promise: `controller.title == "Ada"` right after `user.name = "Ada"`. It used to give: `""`.
   @MainActor
   @Test func mainActorTargetHearsSynchronouslyOnTheMainActor() {
     let user = User()
@@ -215,7 +215,7 @@ extension RegressionTests {
     #expect(controller.title == "Ada")
   }
 
-  /// Expected: the method runs before the next line. Actual: `controller.titles == []`.
+  /// Promise: the method runs before the next line. It used to give: `controller.titles == []`.
   @MainActor
   @Test func mainActorMethodReferenceTargetHearsSynchronously() {
     let user = User()
@@ -225,8 +225,8 @@ extension RegressionTests {
     #expect(controller.titles == ["Ada"])
   }
 
-  /// Expected: `.initial` calls the method during registration: `refreshCount == 1`.
-  /// Actual: `0` (queued to the main queue).
+  /// Promise: `.initial` calls the method during registration: `refreshCount == 1`.
+  /// It used to give: `0` (queued to the main queue).
   @MainActor
   @Test func mainActorInitialDeliveryIsSynchronous() {
     let user = User()
@@ -236,7 +236,7 @@ extension RegressionTests {
     #expect(controller.refreshCount == 1)
   }
 
-  /// Expected: `label.text == "Grace"` right after `user.name = "Grace"`. Actual: `"Ada"`.
+  /// Promise: `label.text == "Grace"` right after `user.name = "Grace"`. It used to give: `"Ada"`.
   @MainActor
   @Test func mainActorReceiverIsSetSynchronouslyOnTheMainActor() {
     let user = User(name: "Ada")
@@ -273,7 +273,7 @@ private final class PlainNickname: Codable {
 /// so it takes `encode`/`decode` (the library would need `KeyedEncodingContainer` /
 /// `KeyedDecodingContainer` overloads for `Observed<Wrapped?>`).
 extension RegressionTests {
-  /// Expected: `{"name":"Ada"}` like the plain model. Actual: `{"name":"Ada","nickname":null}`.
+  /// Promise: `{"name":"Ada"}` like the plain model. It used to give: `{"name":"Ada","nickname":null}`.
   @Test func nilOptionalEncodesLikeAPlainProperty() throws {
     let encoder = JSONEncoder()
     encoder.outputFormatting = .sortedKeys
@@ -282,8 +282,8 @@ extension RegressionTests {
     #expect(observed == plain)
   }
 
-  /// Expected: JSON without the optional's key decodes, with `nickname == nil`, as the plain
-  /// model does. Actual: `DecodingError.keyNotFound(CodingKeys.nickname, …)`.
+  /// Promise: JSON without the optional's key decodes, with `nickname == nil`, as the plain
+  /// model does. It used to give: `DecodingError.keyNotFound(CodingKeys.nickname, …)`.
   @Test func missingOptionalKeyDecodesLikeAPlainProperty() throws {
     let data = Data(#"{"name":"Grace"}"#.utf8)
     #expect(try JSONDecoder().decode(PlainNickname.self, from: data).nickname == nil)
