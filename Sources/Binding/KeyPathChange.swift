@@ -56,7 +56,6 @@ public struct KeyPathChange<Root: AnyObject, Value> {
   public var isDeletion: Bool { kind == .deletion }
 }
 
-
 /// One change of one of several observed key paths, with type-erased values.
 ///
 /// Delivered when a target observes several key paths of different value types at once.
@@ -113,7 +112,8 @@ public struct ObservationOptions: OptionSet, Hashable, Sendable {
   @inlinable
   public init(rawValue: Int) { self.rawValue = rawValue }
 
-  /// Delivers the current value once, at registration, with ``KeyPathChange/Kind-swift.enum/initial``.
+  /// Delivers the current value once, at registration, with
+  /// ``KeyPathChange/Kind-swift.enum/initial``.
   @inlinable
   public static var initial: ObservationOptions { ObservationOptions(rawValue: 1 << 0) }
   /// Merges deliveries per transaction: one delivery per registration, with the first old

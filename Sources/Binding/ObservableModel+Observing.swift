@@ -163,7 +163,9 @@ extension ObservableModel {
         _targetDispatch(target, route) { target, _ in action(target)() }
       }
     }
-    if options.contains(.initial) { route.run { [weak target] in if let target { action(target)() } } }
+    if options.contains(.initial) {
+      route.run { [weak target] in if let target { action(target)() } }
+    }
   }
 
   /// Calls `action` with `target` on every change of any of `keyPaths`, with type-erased values.

@@ -97,7 +97,8 @@ extension ObservableModel {
 
   /// Announces that the model was deleted (for example, a store removed its record).
   ///
-  /// Every registration observing the model hears a deletion event (``KeyPathChange/Kind-swift.enum/deletion``),
+  /// Every registration observing the model hears a deletion event
+  /// (``KeyPathChange/Kind-swift.enum/deletion``),
   /// not a value change, and then ends; bindings from the model end and their receivers keep
   /// their last value; relation controllers drop the model from their content. Later changes
   /// and registrations notify nobody. Announcing twice does nothing the second time.

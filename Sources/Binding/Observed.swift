@@ -37,7 +37,9 @@ public struct Observed<Value> {
   }
 
   /// Unavailable: `@Observed` is for properties of classes that adopt ``ObservableModel``.
-  @available(*, unavailable, message: "@Observed can only be used in a class adopting ObservableModel")
+  @available(
+    *, unavailable, message: "@Observed can only be used in a class adopting ObservableModel"
+  )
   public var wrappedValue: Value {
     get { fatalError("@Observed can only be used in a class adopting ObservableModel") }
     // swift-format-ignore

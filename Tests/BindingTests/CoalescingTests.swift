@@ -247,7 +247,9 @@ extension CoalescingTests {
     }
     var heard: [String] = []
     let events = user.observeEvents(options: .coalesced, delivery: .synchronous) { event in
-      if case .updated(_, let changes) = event { heard.append(changes.names.joined(separator: ",")) }
+      if case .updated(_, let changes) = event {
+        heard.append(changes.names.joined(separator: ","))
+      }
     }
     user.addTarget(probe, for: \.name, options: .coalesced, delivery: .synchronous) { probe, c in
       probe.log.append("\(c.oldValue)>\(c.newValue)")

@@ -148,7 +148,11 @@ extension InteropTests {
     let field = TextField()
     field.bind(\.length, to: user, \.age)
     let fired = AtomicCounter()
-    withObservationTracking { _ = user.age } onChange: { fired.increment() }
+    withObservationTracking {
+      _ = user.age
+    } onChange: {
+      fired.increment()
+    }
     user.name = "Ada"
     user.age = 7
     #expect(names == ["Ada"])

@@ -161,7 +161,11 @@ extension ReadmeExamplesTests {
     }
     let account = Account()
     let changed = AtomicCounter()
-    withObservationTracking { _ = account.name } onChange: { changed.increment() }
+    withObservationTracking {
+      _ = account.name
+    } onChange: {
+      changed.increment()
+    }
     account.name = "Ada"
     #expect(changed.value == 1)
   }

@@ -23,7 +23,8 @@ extension RegressionTests {
   }
 
   /// Promise: the cycle trap names the key path that kept changing (`name`).
-  /// It used to give: `still changing: \User.<computed 0x… (String)>` (an `@Observed` property is a
+  /// It used to give: `still changing: \User.<computed 0x… (String)>` (an `@Observed`
+  /// property is a
   /// computed property to the key-path runtime; the slot's reflected name is not used).
   @Test func coalescingCycleMessageNamesTheProperty() async throws {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
@@ -152,7 +153,8 @@ extension RegressionTests {
   /// documents "(deletion events first)".
   /// Promise: a `.coalesced` `observeEvents` registration hears `.deleted` when the model
   /// announces its deletion inside `coalesce { }`: `heard == ["deleted"]`.
-  /// It used to give: `heard == []`: `announceDeletion()` enqueues the deletion in the open scope, then
+  /// It used to give: `heard == []`: `announceDeletion()` enqueues the deletion in the open
+  /// scope, then
   /// cancels the registration at once, and the flush skips inactive registrations.
   @Test func coalescedObserveEventsHearsADeletionInsideABlock() {
     let user = User()
@@ -273,7 +275,8 @@ private final class PlainNickname: Codable {
 /// so it takes `encode`/`decode` (the library would need `KeyedEncodingContainer` /
 /// `KeyedDecodingContainer` overloads for `Observed<Wrapped?>`).
 extension RegressionTests {
-  /// Promise: `{"name":"Ada"}` like the plain model. It used to give: `{"name":"Ada","nickname":null}`.
+  /// Promise: `{"name":"Ada"}` like the plain model. It used to give:
+  /// `{"name":"Ada","nickname":null}`.
   @Test func nilOptionalEncodesLikeAPlainProperty() throws {
     let encoder = JSONEncoder()
     encoder.outputFormatting = .sortedKeys

@@ -33,10 +33,10 @@ import Testing
 
     let albums = try RelationController(
       \.albums, of: artist,
-      filter: { !$0.isLive },                       // or a Foundation Predicate<Album>
-      sortedBy: [SortDescriptor(\.releaseDate)],    // stable: ties keep the relation's order
-      sectionedBy: { $0.decade },                   // any Hashable & Comparable key
-      observing: [\.title])                         // attributes whose change is an update
+      filter: { !$0.isLive },  // or a Foundation Predicate<Album>
+      sortedBy: [SortDescriptor(\.releaseDate)],  // stable: ties keep the relation's order
+      sectionedBy: { $0.decade },  // any Hashable & Comparable key
+      observing: [\.title])  // attributes whose change is an update
 
     var log: [String] = []
     let subscription = albums.onChange { changes in
@@ -47,7 +47,7 @@ import Testing
     #expect(albums.object(at: RowPosition(section: 1, row: 0)).title == "Bitches Brew")
 
     artist.albums.append(Album("Tutu", year: 1986))  // one write, one change set
-    #expect(log == ["sections +1 rows +0"])          // a new section brings its row
+    #expect(log == ["sections +1 rows +0"])  // a new section brings its row
     #expect(albums.sections.count == 3)
     subscription.cancel()
   }

@@ -1,13 +1,14 @@
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
 import Binding
 import Foundation
 import Testing
 
 @testable import CollectionController
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// Seeded randomized operations on a real model (artists, albums, labels, tracks) through a
 /// relation controller: after every delivered change set, (a) the change set replayed with
@@ -31,29 +32,31 @@ struct FuzzConfiguration {
     a < b ? .orderedAscending : a > b ? .orderedDescending : .orderedSame
   }
 
-  static var all: [FuzzConfiguration] { [
-    FuzzConfiguration(
-      name: "live filtered, by year, decades", filter: { !$0.isLive },
-      sortedBy: [SortDescriptor(\.year)], compare: { order($0.year, $1.year) },
-      section: { $0.decade }),
-    FuzzConfiguration(
-      name: "by label name then year, one section", filter: nil,
-      sortedBy: [SortDescriptor(\.labelName), SortDescriptor(\.year, order: .reverse)],
-      compare: { a, b in
-        let byLabel = order(a.labelName, b.labelName)
-        return byLabel != .orderedSame ? byLabel : order(b.year, a.year)
-      },
-      section: { _ in 0 }),
-    FuzzConfiguration(
-      name: "long albums by duration, sectioned by liveness",
-      filter: { $0.totalDuration > 150 },
-      sortedBy: [KeyPathComparator(\.totalDuration, order: .reverse)],
-      compare: { order($1.totalDuration, $0.totalDuration) },
-      section: { $0.isLive ? 1 : 0 }),
-    FuzzConfiguration(
-      name: "unsorted, sectioned by year mod 5", filter: { $0.year % 7 != 0 }, sortedBy: [],
-      compare: { _, _ in .orderedSame }, section: { $0.year % 5 }),
-  ] }
+  static var all: [FuzzConfiguration] {
+    [
+      FuzzConfiguration(
+        name: "live filtered, by year, decades", filter: { !$0.isLive },
+        sortedBy: [SortDescriptor(\.year)], compare: { order($0.year, $1.year) },
+        section: { $0.decade }),
+      FuzzConfiguration(
+        name: "by label name then year, one section", filter: nil,
+        sortedBy: [SortDescriptor(\.labelName), SortDescriptor(\.year, order: .reverse)],
+        compare: { a, b in
+          let byLabel = order(a.labelName, b.labelName)
+          return byLabel != .orderedSame ? byLabel : order(b.year, a.year)
+        },
+        section: { _ in 0 }),
+      FuzzConfiguration(
+        name: "long albums by duration, sectioned by liveness",
+        filter: { $0.totalDuration > 150 },
+        sortedBy: [KeyPathComparator(\.totalDuration, order: .reverse)],
+        compare: { order($1.totalDuration, $0.totalDuration) },
+        section: { $0.isLive ? 1 : 0 }),
+      FuzzConfiguration(
+        name: "unsorted, sectioned by year mod 5", filter: { $0.year % 7 != 0 }, sortedBy: [],
+        compare: { _, _ in .orderedSame }, section: { $0.year % 5 }),
+    ]
+  }
 
   /// The content recomputed from scratch for `relation`.
   func expected(_ relation: [Album]) -> [[ObjectIdentifier]] {

@@ -353,8 +353,9 @@ extension RelationControllerTests {
     #expect(log.count == 4)  // a filtered-out insert changes nothing visible
     for _ in 0..<200 { artist.insert(Album("p"), at: 1, into: \.albums) }  // exhausts label gaps
     for _ in 0..<200 { artist.insert(Album("q"), at: artist.albums.count, into: \.albums) }
-    #expect(albums.objects.map(ObjectIdentifier.init)
-      == artist.albums.filter { $0.year >= 0 }.map(ObjectIdentifier.init))
+    #expect(
+      albums.objects.map(ObjectIdentifier.init)
+        == artist.albums.filter { $0.year >= 0 }.map(ObjectIdentifier.init))
     #expect(log.failures.isEmpty, "\(log.failures)")
   }
 

@@ -102,8 +102,9 @@ var rows: [Row] = []
 
 @MainActor func add(_ name: String, _ value: String, goal: String = "report", met: Bool? = nil) {
   rows.append(Row(name: name, value: value, goal: goal, met: met))
-  print(String(format: "%-78@ %14@  %@", name as NSString, value as NSString, goal as NSString)
-    + (met.map { $0 ? "  ok" : "  MISSED" } ?? ""))
+  print(
+    String(format: "%-78@ %14@  %@", name as NSString, value as NSString, goal as NSString)
+      + (met.map { $0 ? "  ok" : "  MISSED" } ?? ""))
   fflush(nil)
 }
 
@@ -210,7 +211,11 @@ let rearmCount = n / 20
 var rearmed = 0
 final class Counter: Sendable { let value = Atomic<Int>(0) }
 func rearm(_ model: SwiftObservable3, _ counter: Counter) {
-  withObservationTracking { _ = model.age } onChange: { counter.value.add(1, ordering: .relaxed) }
+  withObservationTracking {
+    _ = model.age
+  } onChange: {
+    counter.value.add(1, ordering: .relaxed)
+  }
 }
 let counter = Counter()
 let rearmCost = measure(iterations: rearmCount) { count in
@@ -349,7 +354,8 @@ func duration(_ nanoseconds: Double) -> String {
   // change set; every change set must be exactly one move.
   add(
     "  moves per change set (expect 1), change sets per write: N=\(size(small)); N=\(size(large))",
-    String(format: "%.2f, %.4f; %.2f, %.4f", smallMove.moves / smallMove.changeSets,
+    String(
+      format: "%.2f, %.4f; %.2f, %.4f", smallMove.moves / smallMove.changeSets,
       smallMove.changeSets, largeMove.moves / largeMove.changeSets, largeMove.changeSets),
     goal: "1",
     met: smallMove.moves == smallMove.changeSets && largeMove.moves == largeMove.changeSets)
@@ -361,7 +367,8 @@ func duration(_ nanoseconds: Double) -> String {
     goal: "<= 2x", met: appendRatio <= 2)
   add(
     "  change sets, inserts per append (expect 1): N=\(size(small)); N=\(size(large))",
-    String(format: "%.2f, %.2f; %.2f, %.2f", smallAppend.changeSets, smallAppend.inserts,
+    String(
+      format: "%.2f, %.2f; %.2f, %.2f", smallAppend.changeSets, smallAppend.inserts,
       largeAppend.changeSets, largeAppend.inserts),
     goal: "1",
     met: [smallAppend.changeSets, smallAppend.inserts, largeAppend.changeSets, largeAppend.inserts]

@@ -38,7 +38,9 @@ final class _BindingRegistry: Sendable {
   func add(receiver: AnyObject, key: AnyKeyPath, lifetime: _Lifetime) {
     let id = ObjectIdentifier(receiver)
     bindings.withLock { bindings in
-      var list = bindings[id, default: []].filter { $0.receiver === receiver && $0.lifetime.isActive }
+      var list = bindings[id, default: []].filter {
+        $0.receiver === receiver && $0.lifetime.isActive
+      }
       list.append(_Binding(receiver: receiver, key: key, lifetime: lifetime))
       bindings[id] = list
     }

@@ -426,7 +426,8 @@ struct _Read {
   @inlinable
   static func same(_ reads: [_Read], _ slots: [_AnySlot]) -> Bool {
     guard reads.count == slots.count else { return false }
-    for index in reads.indices where reads[index].slot !== slots[index] || !reads[index].entry.isLive {
+    for index in reads.indices
+    where reads[index].slot !== slots[index] || !reads[index].entry.isLive {
       return false
     }
     return true

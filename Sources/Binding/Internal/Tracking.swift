@@ -57,7 +57,8 @@ final class _AccessRecorder {
       return
     }
     // Paths read a handful of properties: a linear scan beats hashing.
-    for index in 0..<count where buffer[index].toOpaque() == Unmanaged.passUnretained(slot).toOpaque() {
+    for index in 0..<count
+    where buffer[index].toOpaque() == Unmanaged.passUnretained(slot).toOpaque() {
       return
     }
     if count == capacity {

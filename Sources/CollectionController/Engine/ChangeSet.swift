@@ -212,9 +212,11 @@ extension RelationChangeSet {
   /// - Returns: `nil` if the change set names any section other than 0.
   /// - Complexity: O(r), where *r* is the number of changed rows.
   public func collectionDifference() -> CollectionDifference<Element>? {
-    let sectionsOK = deletedSections.allSatisfy { $0 == 0 }
+    let sectionsOK =
+      deletedSections.allSatisfy { $0 == 0 }
       && insertedSections.allSatisfy { $0 == 0 }
-    let rowsOK = deletedRows.allSatisfy { $0.section == 0 }
+    let rowsOK =
+      deletedRows.allSatisfy { $0.section == 0 }
       && insertedRows.allSatisfy { $0.section == 0 }
       && movedRows.allSatisfy { $0.from.section == 0 && $0.to.section == 0 }
     guard sectionsOK && rowsOK else { return nil }

@@ -55,7 +55,6 @@ struct _OrderedIndex<Element: AnyObject, SectionKey: Hashable & Comparable> {
   /// Compares two elements by their live sort keys; `.orderedSame` falls back to sequence numbers.
   typealias Comparator = (Element, Element) -> ComparisonResult
 
-
   /// A section: its key and the root slot of its tree (`-1` when empty).
   struct _Section {
     var key: SectionKey

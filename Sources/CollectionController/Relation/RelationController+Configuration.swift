@@ -92,7 +92,9 @@ extension RelationController {
       filter: configuration.filter, sortedBy: configuration.sortedBy,
       sectionedBy: configuration.sectionedBy, sectionName: configuration.sectionName,
       observing: configuration.observing)
-    let members = _lock.withLock { state in state.members.values.map { unsafeDowncast($0.object, to: Element.self) } }
+    let members = _lock.withLock { state in
+      state.members.values.map { unsafeDowncast($0.object, to: Element.self) }
+    }
     try config.validate(members)
     _enqueue(.reconfigure(config), commit: true)
   }

@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Testing
 
 @testable import CollectionController
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// Seeded randomized transactions: every change set, replayed with UITableView rules onto the
 /// previous content, must give the content recomputed from scratch.
