@@ -63,7 +63,7 @@ public struct Observed<Value> {
       if Root._bridgesSwiftObservation { object._observationAccess(wrapped) }
       if _isTracking() {
         if object[keyPath: storage]._slot == nil {
-          object[keyPath: storage]._slot = _makeSlot(object, Value.self)
+          object[keyPath: storage]._slot = _makeSlot(object)
         }
         _recordAccess(object[keyPath: storage]._slot)
       }
@@ -87,26 +87,9 @@ public struct Observed<Value> {
         object._observationMutation(wrapped) { _set(object, mutated, storage) }
       } else {
         yield &object[keyPath: storage]._value
-        _didModify(object, storage)
+        _didChange(object, storage)
       }
     }
-  }
-
-  /// Notifies the property's observers after an in-place mutation.
-  @inlinable
-  @inline(__always)
-  static func _didModify<Root: ObservableModel>(
-    _ object: Root, _ storage: ReferenceWritableKeyPath<Root, Self>
-  ) {
-    let state = object.observation._state.load(ordering: .acquiring)
-    if state == 0 { return }
-    var slot = object[keyPath: storage]._slot
-    if slot == nil {
-      slot = _slotForUnobservedSet(object, Value.self, state: state)
-      if slot == nil { return }
-      object[keyPath: storage]._slot = slot
-    }
-    _didSet(object, slot: slot.unsafelyUnwrapped, state: state)
   }
 
   /// Stores `newValue` and notifies the property's observers.
@@ -115,21 +98,28 @@ public struct Observed<Value> {
   static func _set<Root: ObservableModel>(
     _ object: Root, _ newValue: Value, _ storage: ReferenceWritableKeyPath<Root, Self>
   ) {
-    let state = object.observation._state.load(ordering: .acquiring)
-    if state == 0 {
-      object[keyPath: storage]._value = newValue
-      return
-    }
     object[keyPath: storage]._value = newValue
+    _didChange(object, storage)
+  }
+
+  /// Notifies the property's observers that its value was written (by a set or in place).
+  ///
+  /// Observers re-read what they observe (a key path may transform or combine properties), so
+  /// only the fact of the change is passed on.
+  @inlinable
+  @inline(__always)
+  static func _didChange<Root: ObservableModel>(
+    _ object: Root, _ storage: ReferenceWritableKeyPath<Root, Self>
+  ) {
+    let state = object.observation._state.load(ordering: .acquiring)
+    if state == 0 { return }
     var slot = object[keyPath: storage]._slot
     if slot == nil {
       // Nobody observes this property; the object's "any property" observers may.
-      slot = _slotForUnobservedSet(object, Value.self, state: state)
+      slot = _slotForUnobservedSet(object, state: state)
       if slot == nil { return }
       object[keyPath: storage]._slot = slot
     }
-    // Observers re-read what they observe (a key path may transform or combine properties),
-    // so only the fact of the change is passed on.
     _didSet(object, slot: slot.unsafelyUnwrapped, state: state)
   }
 }

@@ -82,29 +82,22 @@ extension RelationControllerFuzzTests {
     getenv(name).flatMap { Int(String(cString: $0)) }
   }
 
+  @dynamicMemberLookup
   struct Stats: CustomStringConvertible {
     var operations = 0
     var transactions = 0
-    var changeSets = 0
-    var sectionInserts = 0, sectionDeletes = 0, inserts = 0, deletes = 0, moves = 0
-    var changedMoves = 0, updates = 0, reconfigurations = 0
+    var reconfigurations = 0
+    var changes = ChangeTally()
 
-    mutating func add(_ changes: RelationChangeSet<Album>) {
-      changeSets += 1
-      sectionInserts += changes.insertedSections.count
-      sectionDeletes += changes.deletedSections.count
-      inserts += changes.insertedRows.count
-      deletes += changes.deletedRows.count
-      moves += changes.movedRows.count
-      changedMoves += changes.movedRows.filter(\.changed).count
-      updates += changes.updatedRows.count
+    subscript(dynamicMember keyPath: KeyPath<ChangeTally.Counts, Int>) -> Int {
+      changes.counts[keyPath: keyPath]
     }
 
+    mutating func add(_ changeSet: RelationChangeSet<Album>) { changes.add(changeSet) }
+
     var description: String {
-      "\(operations) operations, \(transactions) transactions, \(changeSets) change sets "
-        + "(sections +\(sectionInserts) -\(sectionDeletes); rows +\(inserts) -\(deletes) "
-        + "moves \(moves) (\(changedMoves) changed) updates \(updates)); "
-        + "\(reconfigurations) reconfigurations"
+      "\(operations) operations, \(transactions) transactions, \(reconfigurations) "
+        + "reconfigurations, \(changes)"
     }
   }
 

@@ -496,7 +496,7 @@ final class _AnyRecord: _Record {
 
   override func deliverDeletion(of object: AnyObject) {
     guard isActive else { return }
-    if options.contains(.coalesced), let scope = _ThreadState.existing?.coalescing {
+    if options.contains(.coalesced), let scope = _openCoalescingScope() {
       deletionIsDeferred = true
       scope.enqueueDeletion(self, object: object)
       return

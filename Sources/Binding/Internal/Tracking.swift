@@ -172,9 +172,7 @@ func _recordAccess(_ slot: UnsafeMutableRawPointer?) {
 @usableFromInline
 @inline(never)
 @_effects(releasenone)
-func _makeSlot<Root: ObservableModel, Value>(
-  _ object: Root, _: Value.Type
-) -> UnsafeMutableRawPointer? {
+func _makeSlot<Root: ObservableModel>(_ object: Root) -> UnsafeMutableRawPointer? {
   let state = object.observation.state()
   guard !state.isDeleted else { return nil }
   let slot = _AnySlot(owner: object)
@@ -186,13 +184,13 @@ func _makeSlot<Root: ObservableModel, Value>(
 /// every property of the object; otherwise `nil`.
 @usableFromInline
 @inline(never)
-func _slotForUnobservedSet<Root: ObservableModel, Value>(
-  _ object: Root, _: Value.Type, state stateAddress: UInt
+func _slotForUnobservedSet<Root: ObservableModel>(
+  _ object: Root, state stateAddress: UInt
 ) -> UnsafeMutableRawPointer? {
   // The object owns its state (one retained reference) and is alive during its own setter.
   let observed = Unmanaged<_ModelState>.fromOpaque(UnsafeRawPointer(bitPattern: stateAddress)!)
     ._withUnsafeGuaranteedRef { $0._hasAnyRecords.load(ordering: .acquiring) }
-  return observed ? _makeSlot(object, Value.self) : nil
+  return observed ? _makeSlot(object) : nil
 }
 
 /// Notifies the observers of a property after an observed set.

@@ -284,14 +284,14 @@ public final class DependencyTracker: Sendable {
 
   /// Starts the probe that reports the end of the transaction just opened on `thread`.
   private func _openTransaction(on thread: UInt) {
-    let probe = _TransactionProbe()
+    let probe = _Signal()
     let token = probe.observeEvents(options: .coalesced, delivery: .synchronous, isolation: nil) {
       [weak self] _ in
       self?._closeTransaction(on: thread)
     }
     _state.withLock { $0.setProbe(token, thread: thread) }?.cancel()
     // Delivered at once outside `coalesce`; at the end of the outermost block inside one.
-    probe.tick &+= 1
+    probe.generation &+= 1
   }
 
   /// Queues the thread's batch and, unless another thread is delivering, delivers it.

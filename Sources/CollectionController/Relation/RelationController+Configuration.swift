@@ -196,12 +196,6 @@ final class _ComparatorBox<Element> {
   init(_ compare: @escaping (Element, Element) -> ComparisonResult) { self.compare = compare }
 }
 
-/// A private observable value: a transaction trigger or the registration anchor.
-final class _Signal: ObservableModel {
-  let observation = ObservationStorage()
-  @Observed var generation: UInt64 = 0
-}
-
 /// What one element's observation evaluates: everything the configuration reads of it, and
 /// the observed attributes.
 ///

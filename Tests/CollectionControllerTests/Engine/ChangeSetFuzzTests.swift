@@ -25,7 +25,7 @@ extension ChangeSetFuzzTests {
     var run = Self.environment("FUZZ_FIRST_RUN") ?? 0
     var edits = 0
     var transactions = 0
-    var stats = Stats()
+    var stats = ChangeTally()
     while edits < totalEdits {
       let done = try Self.fuzzRun(seed: UInt64(run), budget: min(5_000, totalEdits - edits)) {
         transactions += 1
@@ -37,7 +37,7 @@ extension ChangeSetFuzzTests {
     #expect(edits >= totalEdits)
     print("ChangeSetFuzzTests: \(edits) edits, \(transactions) transactions, \(run) runs; \(stats)")
     // The generator must reach every kind of change.
-    #expect(stats.nils > 0 && stats.sectionInserts > 0 && stats.sectionDeletes > 0)
+    #expect(stats.empty > 0 && stats.sectionInserts > 0 && stats.sectionDeletes > 0)
     #expect(stats.inserts > 0 && stats.deletes > 0 && stats.moves > 0 && stats.updates > 0)
     #expect(stats.changedMoves > 0)
   }
@@ -126,36 +126,5 @@ extension ChangeSetFuzzTests {
       transaction += 1
     }
     return edits
-  }
-}
-
-/// Counts of what the randomized transactions produced.
-struct Stats: CustomStringConvertible {
-  var nils = 0
-  var sectionInserts = 0
-  var sectionDeletes = 0
-  var inserts = 0
-  var deletes = 0
-  var moves = 0
-  var changedMoves = 0
-  var updates = 0
-
-  mutating func add(_ changes: ChangeSet<Item>?) {
-    guard let changes else {
-      nils += 1
-      return
-    }
-    sectionInserts += changes.insertedSections.count
-    sectionDeletes += changes.deletedSections.count
-    inserts += changes.insertedRows.count
-    deletes += changes.deletedRows.count
-    moves += changes.movedRows.count
-    changedMoves += changes.movedRows.filter(\.changed).count
-    updates += changes.updatedRows.count
-  }
-
-  var description: String {
-    "nil \(nils), +sections \(sectionInserts), -sections \(sectionDeletes), +rows \(inserts), "
-      + "-rows \(deletes), moves \(moves) (changed \(changedMoves)), updates \(updates)"
   }
 }
