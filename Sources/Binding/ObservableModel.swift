@@ -114,6 +114,7 @@ extension ObservableModel {
     for slot in taken.slots { slot.deactivateAll() }
     for record in taken.anyRecords { record.deliverDeletion(of: self) }
     for record in taken.records { record.deliverDeletion(of: self) }
+    for watch in taken.watches { watch.fire(self, deleted: true) }
     for record in taken.anyRecords where !record.deletionIsDeferred { record.cancel() }
     for record in taken.records { record.cancel() }
   }

@@ -62,10 +62,9 @@ public struct Observed<Value> {
     get {
       if Root._bridgesSwiftObservation { object._observationAccess(wrapped) }
       if _isTracking() {
-        if object[keyPath: storage]._slot == nil {
-          object[keyPath: storage]._slot = _makeSlot(object)
-        }
-        _recordAccess(object[keyPath: storage]._slot)
+        let slot = object[keyPath: storage]._slot
+        let recorded = _recordRead(object, slot)
+        if recorded != slot { object[keyPath: storage]._slot = recorded }
       }
       return object[keyPath: storage]._value
     }

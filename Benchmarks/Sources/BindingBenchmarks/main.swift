@@ -126,6 +126,12 @@ var rows: [Row] = []
   }
 }
 
+if CommandLine.arguments.contains("--relation") {
+  // Only the relation controller's section (its own full-size run).
+  try relationBenchmarks()
+  exit(0)
+}
+
 // MARK: Binding
 
 // Each operation is one call of an `@inline(never)` function, so that the optimiser can neither

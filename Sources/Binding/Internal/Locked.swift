@@ -20,8 +20,11 @@ import Synchronization
 /// registration has such state. This wrapper is the one place that vouches for the state: it
 /// is only touched with the lock held, and what the registry objects let other threads do is
 /// atomic or locked in turn.
+///
+/// Not `final`: `_ModelState` inherits it, so that an observed object's state is one
+/// allocation with its lock inline.
 @usableFromInline
-final class _Locked<State>: @unchecked Sendable {
+class _Locked<State>: @unchecked Sendable {
   @usableFromInline
   let _flag = Atomic<Bool>(false)
   @usableFromInline

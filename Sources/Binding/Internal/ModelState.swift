@@ -4,9 +4,14 @@ import Synchronization
 /// Everything observation keeps for one observed object, created on first registration.
 ///
 /// The object's `ObservationStorage` owns it (one retained pointer), so it dies with the object;
-/// its `deinit` ends every registration rooted at the object.
+/// its `deinit` ends every registration rooted at the object. It is one allocation (its lock
+/// and lists are inline; the lists allocate only when used), because a relation controller
+/// makes one for each of its elements.
 @usableFromInline
-final class _ModelState: Sendable {
+final class _ModelState: _Locked<_ModelState.State>, @unchecked Sendable {
+  // `@unchecked Sendable` restates `_Locked`'s: `State` is touched only under the lock, and the
+  // other stored properties are atomics.
+  @usableFromInline
   struct State {
     /// Slots of the object's properties (strong: the wrappers point at them unowned).
     var slots: [_AnySlot] = []
@@ -14,23 +19,53 @@ final class _ModelState: Sendable {
     var records: [_Record] = []
     /// Registrations that hear every property change and deletion of this object.
     var anyRecords: [_AnyRecord] = []
+    /// Bulk watches that read the object (see `_Watch`); dead ones are dropped lazily.
+    var watches: [_Watch] = []
+    /// The watch count at which adding one drops the dead ones first (doubling: amortised O(1)).
+    var watchCompactionThreshold = 8
     var isDeleted = false
   }
 
-  let _state = _Locked(State())
-  /// Whether `anyRecords` may hold a live registration; read on every observed set.
+  /// Whether `anyRecords` or `watches` may hold a live registration; read on every observed
+  /// set.
   let _hasAnyRecords = Atomic<Bool>(false)
   let _isDeleted = Atomic<Bool>(false)
-  /// Swift Observation's registrar, for models adopting `ObservationBridging`.
-  let registrar = ObservationRegistrar()
+  /// The retained `_RegistrarBox` of a model adopting `ObservationBridging`, or 0 until its
+  /// first access.
+  private let _registrar = Atomic<UInt>(0)
+
+  init() { super.init(State()) }
+
+  deinit {
+    if let raw = UnsafeRawPointer(bitPattern: _registrar.load(ordering: .acquiring)) {
+      Unmanaged<_RegistrarBox>.fromOpaque(raw).release()
+    }
+  }
+
+  /// Swift Observation's registrar, for models adopting `ObservationBridging`; created on
+  /// first use.
+  var registrar: ObservationRegistrar {
+    if let raw = UnsafeRawPointer(bitPattern: _registrar.load(ordering: .acquiring)) {
+      return Unmanaged<_RegistrarBox>.fromOpaque(raw).takeUnretainedValue().registrar
+    }
+    let created = Unmanaged.passRetained(_RegistrarBox())
+    let (exchanged, current) = _registrar.compareExchange(
+      expected: 0, desired: UInt(bitPattern: created.toOpaque()), ordering: .acquiringAndReleasing)
+    if exchanged { return created.takeUnretainedValue().registrar }
+    created.release()
+    // `current` is non-zero: the exchange failed because another thread stored a box first.
+    return Unmanaged<_RegistrarBox>.fromOpaque(UnsafeRawPointer(bitPattern: current)!)
+      .takeUnretainedValue().registrar
+  }
 
   /// Ends every registration on the object; called by the object's `deinit`, so that they end
   /// when the object dies even if another thread briefly holds this state.
   func objectDidDie() {
-    let (records, anyRecords) = _state.withLock { state in
+    let (records, anyRecords) = withLock { state in
       let taken = (state.records, state.anyRecords)
       state.records = []
       state.anyRecords = []
+      state.watches = []
       state.isDeleted = true
       return taken
     }
@@ -43,14 +78,14 @@ final class _ModelState: Sendable {
 
   /// Keeps `slot` alive as long as the object.
   func adopt(slot: _AnySlot) {
-    _state.withLock { $0.slots.append(slot) }
+    withLock { $0.slots.append(slot) }
   }
 
   /// Adds a registration rooted at the object, dropping the ones that have ended.
   ///
   /// Returns `false` (and adds nothing) if the object announced its deletion.
   func add(_ record: _Record) -> Bool {
-    let (added, obsolete) = _state.withLock { state -> (Bool, [_Record]) in
+    let (added, obsolete) = withLock { state -> (Bool, [_Record]) in
       guard !state.isDeleted else { return (false, []) }
       // Registrations whose target died are released here at the latest.
       let obsolete = state.records.filter { $0.isObsolete }
@@ -64,7 +99,7 @@ final class _ModelState: Sendable {
 
   /// Adds an "any property" registration, dropping the ones that have ended.
   func add(any record: _AnyRecord) -> Bool {
-    _state.withLock { state in
+    withLock { state in
       guard !state.isDeleted else { return false }
       state.anyRecords.removeAll { !$0.isActive }
       state.anyRecords.append(record)
@@ -75,30 +110,51 @@ final class _ModelState: Sendable {
 
   /// Removes a registration that ended.
   func remove(_ record: _Record) {
-    _state.withLock { state in state.records.removeAll { $0 === record } }
+    withLock { state in state.records.removeAll { $0 === record } }
   }
 
   /// The live registrations rooted at the object.
   func activeRecords() -> [_Record] {
-    _state.withLock { state in
+    withLock { state in
       state.records.removeAll { !$0.isActive }
       return state.records
     }
   }
 
-  /// Tells the "any property" registrations that the property of `slot` changed.
+  /// Tells the "any property" registrations and the watches that the property of `slot`
+  /// changed.
   func propertyDidChange(_ object: AnyObject, _ slot: _AnySlot) {
-    let records = _state.withLock { state in
+    let (records, watches) = withLock { state in
       state.anyRecords.removeAll { !$0.isActive }
-      if state.anyRecords.isEmpty { _hasAnyRecords.store(false, ordering: .releasing) }
-      return state.anyRecords
+      state.watches.removeAll { !$0.isLive }
+      if state.anyRecords.isEmpty && state.watches.isEmpty {
+        _hasAnyRecords.store(false, ordering: .releasing)
+      }
+      return (state.anyRecords, state.watches)
     }
     for record in records { record.propertyDidChange(object, slot) }
+    for watch in watches { watch.fire(object, deleted: false) }
+  }
+
+  /// Adds a watch; `false` (and nothing added) if the object announced its deletion or died.
+  func add(_ watch: _Watch) -> Bool {
+    withLock { state in
+      guard !state.isDeleted else { return false }
+      if state.watches.count >= state.watchCompactionThreshold {
+        state.watches.removeAll { !$0.isLive }
+        state.watchCompactionThreshold = max(8, 2 * state.watches.count)
+      }
+      state.watches.append(watch)
+      _hasAnyRecords.store(true, ordering: .releasing)
+      return true
+    }
   }
 
   /// Marks the object deleted and returns everything that must hear about it.
-  func markDeleted() -> (slots: [_AnySlot], records: [_Record], anyRecords: [_AnyRecord])? {
-    _state.withLock { state in
+  func markDeleted() -> (
+    slots: [_AnySlot], records: [_Record], anyRecords: [_AnyRecord], watches: [_Watch]
+  )? {
+    withLock { state in
       guard !state.isDeleted else { return nil }
       state.isDeleted = true
       _isDeleted.store(true, ordering: .releasing)
@@ -106,9 +162,17 @@ final class _ModelState: Sendable {
       let slots = state.slots
       let records = state.records.filter { $0.isActive }
       let anyRecords = state.anyRecords.filter { $0.isActive }
+      let watches = state.watches.filter { $0.isLive }
       state.records = []
       state.anyRecords = []
-      return (slots, records, anyRecords)
+      state.watches = []
+      return (slots, records, anyRecords, watches)
     }
   }
+}
+
+/// Holds a bridging model's `ObservationRegistrar` (a separate allocation, made only for models
+/// that adopt `ObservationBridging`).
+final class _RegistrarBox: Sendable {
+  let registrar = ObservationRegistrar()
 }

@@ -31,6 +31,9 @@ final class _AccessRecorder {
   @exclusivity(unchecked) private var expectedSingle: UnsafeMutableRawPointer?
   @exclusivity(unchecked) private var matched = 0
   @exclusivity(unchecked) private var mismatch = false
+  /// In object mode (bulk watches): the states of the objects read, without slots.
+  @exclusivity(unchecked) private(set) var recordsObjects = false
+  @exclusivity(unchecked) private var objects: [_ModelState] = []
 
   init() { buffer = .allocate(capacity: capacity) }
 
@@ -72,8 +75,19 @@ final class _AccessRecorder {
     count += 1
   }
 
+  /// Records a read of a property of the object whose state is `state` (object mode).
+  func record(object state: _ModelState) {
+    // Evaluations read a handful of objects, mostly the same one again: scan from the end.
+    for index in objects.indices.reversed() where objects[index] === state { return }
+    objects.append(state)
+  }
+
   private func reset() {
     for index in 0..<count { buffer[index].release() }
+    if recordsObjects {
+      objects.removeAll(keepingCapacity: true)
+      recordsObjects = false
+    }
     count = 0
     expected = nil
     expectedSingle = nil
@@ -93,6 +107,16 @@ final class _AccessRecorder {
     _withRecorder { recorder in
       body()
       return recorder.collected
+    }
+  }
+
+  /// Runs `body` with tracking in object mode; returns the states of the objects it read
+  /// (creating them), in order of first read. No slot is made.
+  static func trackObjects(_ body: () -> Void) -> [_ModelState] {
+    _withRecorder { recorder in
+      recorder.recordsObjects = true
+      body()
+      return recorder.objects
     }
   }
 
@@ -153,16 +177,25 @@ final class _AccessRecorder {
   }
 }
 
-/// Records a read of an `@Observed` property whose slot is `slot`, if this thread is tracking.
+/// Records a read of an `@Observed` property of `object` whose slot is `slot`, if this thread
+/// is tracking; returns the property's slot, made now if the recorder needs one.
 @usableFromInline
 @inline(never)
 @_effects(releasenone)
-func _recordAccess(_ slot: UnsafeMutableRawPointer?) {
-  guard let slot, let thread = _ThreadState.existingUnmanaged else { return }
-  thread._withUnsafeGuaranteedRef { thread in
-    guard let recorder = thread.recorder else { return }
-    recorder._withUnsafeGuaranteedRef { recorder in
+func _recordRead<Root: ObservableModel>(
+  _ object: Root, _ slot: UnsafeMutableRawPointer?
+) -> UnsafeMutableRawPointer? {
+  guard let thread = _ThreadState.existingUnmanaged else { return slot }
+  return thread._withUnsafeGuaranteedRef { thread in
+    guard let recorder = thread.recorder else { return slot }
+    return recorder._withUnsafeGuaranteedRef { recorder in
+      if recorder.recordsObjects {
+        recorder.record(object: object.observation.state())
+        return slot
+      }
+      guard let slot = slot ?? _makeSlot(object) else { return nil }
       Unmanaged<_AnySlot>.fromOpaque(slot)._withUnsafeGuaranteedRef { recorder.record($0) }
+      return slot
     }
   }
 }

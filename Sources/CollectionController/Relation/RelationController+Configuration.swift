@@ -154,10 +154,17 @@ struct _Config<Element: ObservableModel, SectionKey: Hashable & Comparable> {
   }
 
   /// Evaluates everything the filter, sort and section functions read of `element`.
-  func readInputs(_ element: Element) {
+  /// Reads everything the configuration reads of `element` (so that watching the evaluation
+  /// watches it) and returns the fingerprint of its observed attributes: equal fingerprints
+  /// mean unchanged attributes, up to a 64-bit hash collision.
+  func readInputs(_ element: Element) -> Int {
     if let filter { _ = try? filter.evaluate(element) }
     _ = sectionedBy(element)
     for comparator in sortedBy { _ = comparator.compare(element, element) }
+    guard !observing.isEmpty else { return 0 }
+    var hasher = Hasher()
+    for keyPath in observing { _combine(element[keyPath: keyPath], into: &hasher) }
+    return hasher.finalize()
   }
 }
 
@@ -196,67 +203,19 @@ final class _ComparatorBox<Element> {
   init(_ compare: @escaping (Element, Element) -> ComparisonResult) { self.compare = compare }
 }
 
-/// What one element's observation evaluates: everything the configuration reads of it, and
-/// the observed attributes.
-///
-/// It is the argument of a key path subscript (`\Element.[_relationProbe: probe]`), so
-/// `Binding` tracks what evaluating it reads, re-tracks on every evaluation, and re-evaluates
-/// when any of it changes: nested to-one paths and to-many children included.
-final class _Probe<Element: ObservableModel, SectionKey: Hashable & Comparable>: Hashable {
-  let config: _Config<Element, SectionKey>
-  let anchor: _Signal
-  /// Set while the controller registers elements: the evaluation then reads the anchor too, so
-  /// that an element whose functions read nothing observable can still be registered (and
-  /// hear its deletion).
-  let readsAnchor = Atomic<Bool>(false)
+/// A fresh value on each call, so that a fingerprint with an attribute that cannot be hashed
+/// never matches the previous one.
+private let _unhashableCounter = Atomic<Int>(0)
 
-  init(_ config: _Config<Element, SectionKey>, anchor: _Signal) {
-    self.config = config
-    self.anchor = anchor
-  }
-
-  func evaluate(_ element: Element) -> _ProbeReading {
-    if readsAnchor.load(ordering: .relaxed) { _ = anchor.generation }
-    config.readInputs(element)
-    return _ProbeReading(attributes: config.observing.map { element[keyPath: $0] })
-  }
-
-  static func == (lhs: _Probe, rhs: _Probe) -> Bool { lhs === rhs }
-  func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
-}
-
-/// The observed attributes of an element at one evaluation; deliberately not `Equatable`, so
-/// that `Binding` delivers every re-evaluation (a sort key may change without changing these).
-struct _ProbeReading {
-  let attributes: [Any]
-
-  /// Whether an observed attribute differs between two readings.
-  func differs(from other: _ProbeReading) -> Bool {
-    guard attributes.count == other.attributes.count else { return true }
-    for (a, b) in zip(attributes, other.attributes) where !_sameValue(a, b) { return true }
-    return false
-  }
-}
-
-extension ObservableModel {
-  subscript<SectionKey>(_relationProbe probe: _Probe<Self, SectionKey>) -> _ProbeReading {
-    probe.evaluate(self)
-  }
-}
-
-/// Compares two values of an observed attribute: `==` when `Equatable`, identity for objects,
-/// otherwise "changed".
-func _sameValue(_ a: Any, _ b: Any) -> Bool {
-  if let a = a as? any Equatable { return a._isEqual(to: b) }
-  if type(of: a) is AnyObject.Type, type(of: b) is AnyObject.Type {
-    return (a as AnyObject) === (b as AnyObject)
-  }
-  return false
-}
-
-extension Equatable {
-  fileprivate func _isEqual(to other: Any) -> Bool {
-    guard let other = other as? Self else { return false }
-    return self == other
+/// Adds an observed attribute's value to a fingerprint: its hash when `Hashable`, its identity
+/// when an object, otherwise a fresh value (such an attribute counts as changed whenever the
+/// element is re-evaluated).
+func _combine(_ value: Any, into hasher: inout Hasher) {
+  if let value = value as? any Hashable {
+    hasher.combine(value)
+  } else if type(of: value) is AnyObject.Type {
+    hasher.combine(ObjectIdentifier(value as AnyObject))
+  } else {
+    hasher.combine(_unhashableCounter.add(1, ordering: .relaxed).newValue)
   }
 }

@@ -71,7 +71,7 @@ extension RelationController {
   /// One observed event, in the order it happened.
   enum _Event {
     case relation(_RelationValue<Element>, hint: _RelationHint?)
-    case element(ObjectIdentifier, changedAttributes: Bool)
+    case element(ObjectIdentifier)
     case deleted(ObjectIdentifier)
     case ownerDeleted
     case reconfigure(_Config<Element, SectionKey>)
@@ -99,7 +99,6 @@ extension RelationController {
   final class _State {
     var index: _OrderedIndex<Element, SectionKey>
     var config: _Config<Element, SectionKey>
-    var probe: _Probe<Element, SectionKey>
     var members: [ObjectIdentifier: _Member] = [:]
     /// Extra occurrences in the array (an element held twice counts once here).
     var duplicates = 0
@@ -115,19 +114,14 @@ extension RelationController {
     var triggerFired = false
     var dirtyIndex: [ObjectIdentifier: Int] = [:]
     var dirty: [(element: Element, changedAttributes: Bool)] = []
-    var registrationsSinceSweep = 0
     weak var delegate: (any RelationControllerDelegate<Owner, Element, SectionKey>)?
     var handlers: [(id: UInt64, call: (RelationChangeSet<Element>) -> Void)] = []
     var streams: [UInt64: AsyncStream<_Transfer<RelationChangeSet<Element>>>.Continuation] = [:]
     var nextHandlerID: UInt64 = 0
 
-    init(
-      index: _OrderedIndex<Element, SectionKey>, config: _Config<Element, SectionKey>,
-      probe: _Probe<Element, SectionKey>
-    ) {
+    init(index: _OrderedIndex<Element, SectionKey>, config: _Config<Element, SectionKey>) {
       self.index = index
       self.config = config
-      self.probe = probe
     }
   }
 }
@@ -194,27 +188,25 @@ extension RelationController {
     if drain { _requestDrain() }
   }
 
-  /// An element's observation: something its functions read, or an observed attribute, changed;
-  /// or it was deleted.
-  func _elementChanged(_ change: KeyPathChange<Element, _ProbeReading>) {
-    let id = ObjectIdentifier(change.object)
-    switch change.kind {
-    case .deletion:
-      _enqueue(.deleted(id))
-    case .change:
-      _enqueue(.element(id, changedAttributes: change.newValue.differs(from: change.oldValue)))
-    case .initial:
-      break
+  /// Watches what the configuration reads of `element` (and its deletion), replacing
+  /// `previous`; returns the watch (`nil` if the element announced its deletion) and the
+  /// fingerprint of its observed attributes.
+  func _watch(
+    _ element: Element, replacing previous: _Watch?, _ state: _State
+  ) -> (watch: _Watch?, fingerprint: Int) {
+    var fingerprint = 0
+    let config = state.config
+    let watch = Binding._watch(element, sink: _sink, replacing: previous) {
+      fingerprint = config.readInputs(element)
     }
+    return (watch, fingerprint)
   }
+}
 
-  /// Observes what the configuration reads of `element`, and its deletion.
-  func _observe(_ element: Element, _ probe: _Probe<Element, SectionKey>) -> ObservationToken {
-    probe.readsAnchor.store(true, ordering: .relaxed)
-    defer { probe.readsAnchor.store(false, ordering: .relaxed) }
-    return element.observe(\Element.[_relationProbe: probe], delivery: .synchronous) {
-      [weak self] change in self?._elementChanged(change)
-    }
+extension RelationController: _WatchReceiver {
+  /// Something an element's functions read changed, or the element was deleted.
+  package func _watchFired(_ id: ObjectIdentifier, elementDeleted: Bool) {
+    _enqueue(elementDeleted ? .deleted(id) : .element(id))
   }
 }
 
@@ -261,10 +253,10 @@ extension RelationController {
   /// Folds queued events and delivers change sets until the queue is empty.
   func _drain() {
     while true {
-      let (step, sweep) = _lock.withLock { state -> (_DrainStep, Bool) in
+      let step = _lock.withLock { state -> _DrainStep in
         if state.queue.isEmpty {
           state.draining = false
-          return (.done, false)
+          return .done
         }
         // One transaction at a time: the events up to the first commit.
         var commit = false
@@ -282,31 +274,21 @@ extension RelationController {
           // Elements whose events are still queued may already have new keys: move them now
           // (their own transaction then finds them in place), so that no comparison reads a
           // key that disagrees with the element's place in the index.
-          for case .element(let id, _) in state.queue {
+          for case .element(let id) in state.queue {
             if let member = state.members[id], !member.deleted {
               _touch(_element(member), false, state)
             }
           }
         }
-        let sweep = state.registrationsSinceSweep > max(1024, 2 * state.members.count)
-        if sweep { state.registrationsSinceSweep = 0 }
-        guard commit, let delivery = _transaction(state) else { return (.again, sweep) }
-        return (.deliver(delivery), sweep)
+        guard commit, let delivery = _transaction(state) else { return .again }
+        return .deliver(delivery)
       }
-      if sweep { _sweep() }
       switch step {
       case .done: return
       case .again: continue
       case .deliver(let delivery): _deliver(delivery)
       }
     }
-  }
-
-  /// Releases the entries that registrations left on the anchor: writing it re-evaluates the
-  /// elements that still read it (they stop reading it) and unlinks the dead entries. Run by
-  /// the drainer only, so writes never overlap; amortized O(1) per registration.
-  func _sweep() {
-    _anchor.generation &+= 1
   }
 
   /// Runs the transaction over the dirty elements.
@@ -390,15 +372,23 @@ extension RelationController {
 extension RelationController {
   func _fold(_ event: _Event, into state: _State) {
     switch event {
-    case .element(let id, let changed):
-      if let member = state.members[id], !member.deleted {
-        _touch(_element(member), changed, state)
-      }
+    case .element(let id):
+      // Re-evaluated now: exact (it reads current values) and it follows what the element
+      // reads (a replaced label, a new track).
+      guard var member = state.members[id], !member.deleted else { return }
+      let element = _element(member)
+      let (watch, fingerprint) = _watch(element, replacing: member.watch, state)
+      let changed = fingerprint != member.fingerprint
+      member.watch = watch
+      member.fingerprint = fingerprint
+      // No watch: the element announced its deletion; its `.deleted` event is on its way.
+      state.members[id] = member
+      _touch(element, changed, state)
     case .deleted(let id):
       guard var member = state.members[id], !member.deleted else { return }
       member.deleted = true
-      member.token?.cancel()
-      member.token = nil
+      member.watch?.deactivate()
+      member.watch = nil
       state.members[id] = member
       _touch(_element(member), false, state)
     case .ownerDeleted:
@@ -419,14 +409,11 @@ extension RelationController {
     case .reconfigure(let config):
       state.config = config
       _comparator.compare = config.compare
-      let probe = _Probe(config, anchor: _anchor)
-      state.probe = probe
       for (id, member) in state.members {
         var member = member
         if !member.deleted {
-          member.token?.cancel()
-          member.token = _observe(_element(member), probe)
-          state.registrationsSinceSweep += 1
+          (member.watch, member.fingerprint) = _watch(
+            _element(member), replacing: member.watch, state)
         }
         state.members[id] = member
         _touch(_element(member), false, state)
@@ -450,20 +437,20 @@ extension RelationController {
     let id = ObjectIdentifier(element)
     if element.isDeleted {
       state.members[id] = _Member(
-        object: element, label: label, occurrences: occurrences, token: nil, deleted: true)
+        object: element, label: label, occurrences: occurrences, watch: nil, fingerprint: 0,
+        deleted: true)
       return
     }
-    let token = _observe(element, state.probe)
-    state.registrationsSinceSweep += 1
+    let (watch, fingerprint) = _watch(element, replacing: nil, state)
     state.members[id] = _Member(
-      object: element, label: label, occurrences: occurrences, token: token,
-      deleted: !token.isActive)
+      object: element, label: label, occurrences: occurrences, watch: watch,
+      fingerprint: fingerprint, deleted: watch == nil)
     _touch(element, false, state)
   }
 
   func _leave(_ id: ObjectIdentifier, _ state: _State) {
     guard let member = state.members.removeValue(forKey: id) else { return }
-    member.token?.cancel()
+    member.watch?.deactivate()
     _touch(_element(member), false, state)
   }
 
@@ -695,6 +682,10 @@ struct _RelationMember {
   var label: UInt64
   /// How many times an array holds the element.
   var occurrences: Int
-  var token: ObservationToken?
+  /// What re-evaluates the element when something its functions read changes; `nil` once it
+  /// announced its deletion.
+  var watch: _Watch?
+  /// The hash of the observed attributes at the last evaluation (see `_Config.readInputs`).
+  var fingerprint: Int
   var deleted: Bool
 }

@@ -106,9 +106,8 @@ public final class RelationController<
   let _comparator: _ComparatorBox<Element>
   /// Its coalesced observation marks the end of a transaction.
   let _trigger = _Signal()
-  /// Read by each element's first evaluation so that registering never finds nothing to
-  /// observe; written now and then to release the entries it collected (see `_sweep`).
-  let _anchor = _Signal()
+  /// Where the elements' watches report (to `_watchFired`).
+  let _sink = _WatchSink()
   var _relationToken: ObservationToken?
   var _triggerToken: ObservationToken?
 
@@ -132,7 +131,8 @@ public final class RelationController<
     let index = _OrderedIndex<Element, SectionKey>(permanentSectionKey: permanentSectionKey) {
       comparator.compare($0, $1)
     }
-    _lock = _Lock(_State(index: index, config: config, probe: _Probe(config, anchor: _anchor)))
+    _lock = _Lock(_State(index: index, config: config))
+    _sink.attach(self)
     _lock.withLock { state in
       _fold(.relation(initial, hint: nil), into: state)
       _ = _transaction(state)
@@ -146,10 +146,10 @@ public final class RelationController<
   deinit {
     _relationToken?.cancel()
     _triggerToken?.cancel()
-    let (tokens, continuations) = _lock.withLock { state in
-      (state.members.values.compactMap { $0.token }, state.streams.values)
+    let continuations = _lock.withLock { state in
+      for member in state.members.values { member.watch?.deactivate() }
+      return state.streams.values
     }
-    for token in tokens { token.cancel() }
     for continuation in continuations { continuation.finish() }
   }
 }
