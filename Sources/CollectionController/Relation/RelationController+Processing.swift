@@ -498,6 +498,26 @@ extension RelationController {
     for (k, offset) in retained.enumerated() where !keep[k] {
       _touch(unique[offset], false, state)
     }
+    let hadDuplicates = state.duplicates > 0
+    state.duplicates = array.count - unique.count
+    // The kept elements keep their labels; the others get labels between their kept
+    // neighbours', when there is room (O(changes) index work instead of relabeling all).
+    if let placed = _labelsBetweenKept(unique.count, retained, labels, keep) {
+      for (offset, label) in placed {
+        let element = unique[offset]
+        let id = ObjectIdentifier(element)
+        if state.members[id] != nil {
+          _setLabel(label, of: id, state)
+        } else {
+          _enter(element, label: label, occurrences: occurrences[id] ?? 1, state)
+        }
+      }
+      // Without duplicates before and after, every retained element occurs once, as before.
+      if hadDuplicates || state.duplicates > 0 {
+        for (id, count) in occurrences { state.members[id]?.occurrences = count }
+      }
+      return
+    }
     let step = UInt64.max / UInt64(unique.count + 1)
     for (offset, element) in unique.enumerated() {
       let id = ObjectIdentifier(element)
@@ -510,7 +530,45 @@ extension RelationController {
         _enter(element, label: label, occurrences: count, state)
       }
     }
-    state.duplicates = array.count - unique.count
+  }
+
+  /// The labels for the elements of `unique` that are not kept (new, or retained but out of
+  /// order), spaced evenly between the labels of the kept elements around them; `nil` when some
+  /// gap has no room (then everything is relabeled).
+  ///
+  /// - Parameters:
+  ///   - count: The number of distinct elements of the new array.
+  ///   - retained: The offsets (in the new array) of the elements that were members.
+  ///   - labels: Their labels, parallel to `retained`.
+  ///   - keep: Whether each keeps its label, parallel to `retained` (an increasing run).
+  func _labelsBetweenKept(
+    _ count: Int, _ retained: [Int], _ labels: [UInt64], _ keep: [Bool]
+  ) -> [(offset: Int, label: UInt64)]? {
+    var placed: [(offset: Int, label: UInt64)] = []
+    var run: [Int] = []
+    var low: UInt64 = 0
+    var next = 0  // index into `retained`
+    func flush(below high: UInt64) -> Bool {
+      guard !run.isEmpty else { return true }
+      let count = UInt64(run.count)
+      guard high > low, (high - low) / (count + 1) >= 2 else { return false }
+      let step = (high - low) / (count + 1)
+      for (k, offset) in run.enumerated() { placed.append((offset, low + step * UInt64(k + 1))) }
+      run.removeAll(keepingCapacity: true)
+      return true
+    }
+    for offset in 0..<count {
+      while next < retained.count && retained[next] < offset { next += 1 }
+      if next < retained.count && retained[next] == offset && keep[next] {
+        let label = labels[next]
+        guard flush(below: label) else { return nil }
+        low = label
+      } else {
+        run.append(offset)
+      }
+    }
+    guard flush(below: .max) else { return nil }
+    return placed
   }
 
   /// Applies a fine-grained edit in O(log n) (amortized, with relabeling); `false` when the
