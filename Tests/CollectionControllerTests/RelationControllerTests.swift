@@ -169,6 +169,23 @@ extension RelationControllerTests {
     #expect(log.failures.isEmpty, "\(log.failures)")
   }
 
+  @Test func anAttributeWrittenBackWithinOneTransactionIsNoUpdate() throws {
+    let artist = Artist(makeAlbums([("a", 1), ("b", 2)]))
+    let albums = try RelationController(
+      \.albums, of: artist, sortedBy: [SortDescriptor(\.year)], observing: [\.title])
+    let log = ChangeLog(albums)
+    coalesce {
+      artist.albums[1].title = "x"
+      artist.albums[1].title = ""
+    }
+    #expect(log.count == 0, "\(String(describing: log.last))")
+    artist.albums[1].isLive = true  // an unobserved attribute of a watched element
+    #expect(log.count == 0)
+    artist.albums[1].title = "y"
+    #expect(log.last?.updatedRows == [RowPosition(section: 0, row: 1)])
+    #expect(log.failures.isEmpty, "\(log.failures)")
+  }
+
   @Test func sortKeyChangeWithoutMoveIsNotAnUpdate() throws {
     let artist = Artist(makeAlbums([("a", 1), ("b", 5)]))
     let albums = try RelationController(

@@ -56,6 +56,12 @@ extension RelationController {
     /// The display name of a section.
     public var sectionName: (SectionKey) -> String
     /// Attributes whose change is reported as an update (or a move flagged `changed`).
+    ///
+    /// When an element is re-evaluated, its attributes are compared with the previous
+    /// evaluation's by a 64-bit hash of their values (`Hashable` values), by identity (objects),
+    /// or not at all (other values count as changed on every re-evaluation of the element).
+    /// They are compared once per transaction, so a value written and written back within one
+    /// (a ``Binding/coalesce(_:)`` block) is no change.
     public var observing: [PartialKeyPath<Element>]
   }
 
@@ -161,6 +167,11 @@ struct _Config<Element: ObservableModel, SectionKey: Hashable & Comparable> {
     if let filter { _ = try? filter.evaluate(element) }
     _ = sectionedBy(element)
     for comparator in sortedBy { _ = comparator.compare(element, element) }
+    return fingerprint(element)
+  }
+
+  /// The fingerprint of `element`'s observed attributes.
+  func fingerprint(_ element: Element) -> Int {
     guard !observing.isEmpty else { return 0 }
     var hasher = Hasher()
     for keyPath in observing { _combine(element[keyPath: keyPath], into: &hasher) }

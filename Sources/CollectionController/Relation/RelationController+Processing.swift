@@ -276,7 +276,7 @@ extension RelationController {
           // key that disagrees with the element's place in the index.
           for case .element(let id) in state.queue {
             if let member = state.members[id], !member.deleted {
-              _touch(_element(member), false, state)
+              _touch(_element(member), state)
             }
           }
         }
@@ -295,6 +295,18 @@ extension RelationController {
   func _transaction(_ state: _State) -> _Delivery? {
     guard !state.dirty.isEmpty else { return nil }
     _healAroundTouched(state)
+    // An observed attribute changed if its fingerprint differs from the last transaction's.
+    if !state.config.observing.isEmpty {
+      for index in state.dirty.indices {
+        let id = ObjectIdentifier(state.dirty[index].element)
+        guard let member = state.members[id], !member.deleted else { continue }
+        let fingerprint = state.config.fingerprint(state.dirty[index].element)
+        if fingerprint != member.fingerprint {
+          state.dirty[index].changedAttributes = true
+          state.members[id]?.fingerprint = fingerprint
+        }
+      }
+    }
     let touched = state.dirty
     state.dirty = []
     state.dirtyIndex = [:]
@@ -348,8 +360,8 @@ extension RelationController {
         let before = state.index.element(atSection: section, row: left)
         let after = state.index.element(atSection: section, row: right)
         guard _ordersAfter(before, after, state) else { break }
-        _touch(before, false, state)
-        _touch(after, false, state)
+        _touch(before, state)
+        _touch(after, state)
         while left >= 0 && isTouched(left) { left -= 1 }
         while right < rows && isTouched(right) { right += 1 }
       }
@@ -375,22 +387,21 @@ extension RelationController {
     case .element(let id):
       // Re-evaluated now: exact (it reads current values) and it follows what the element
       // reads (a replaced label, a new track).
+      // Its observed attributes are compared when the transaction runs (see `_transaction`).
       guard var member = state.members[id], !member.deleted else { return }
       let element = _element(member)
-      let (watch, fingerprint) = _watch(element, replacing: member.watch, state)
-      let changed = fingerprint != member.fingerprint
-      member.watch = watch
-      member.fingerprint = fingerprint
+      let previous = member.watch
+      member.watch = _watch(element, replacing: previous, state).watch
       // No watch: the element announced its deletion; its `.deleted` event is on its way.
-      state.members[id] = member
-      _touch(element, changed, state)
+      if member.watch !== previous { state.members[id] = member }
+      _touch(element, state)
     case .deleted(let id):
       guard var member = state.members[id], !member.deleted else { return }
       member.deleted = true
       member.watch?.deactivate()
       member.watch = nil
       state.members[id] = member
-      _touch(_element(member), false, state)
+      _touch(_element(member), state)
     case .ownerDeleted:
       for id in Array(state.members.keys) { _leave(id, state) }
       state.lastArray = []
@@ -416,22 +427,20 @@ extension RelationController {
             _element(member), replacing: member.watch, state)
         }
         state.members[id] = member
-        _touch(_element(member), false, state)
+        _touch(_element(member), state)
       }
     case .commit:
       break
     }
   }
 
-  func _touch(_ element: Element, _ changed: Bool, _ state: _State) {
+  func _touch(_ element: Element, _ state: _State) {
     let id = ObjectIdentifier(element)
-    if let slot = state.dirtyIndex[id] {
-      if changed { state.dirty[slot].changedAttributes = true }
-    } else {
-      state.dirtyIndex[id] = state.dirty.count
-      state.dirty.append((element, changed))
-    }
+    guard state.dirtyIndex[id] == nil else { return }
+    state.dirtyIndex[id] = state.dirty.count
+    state.dirty.append((element, false))
   }
+
 
   func _enter(_ element: Element, label: UInt64, occurrences: Int = 1, _ state: _State) {
     let id = ObjectIdentifier(element)
@@ -445,13 +454,13 @@ extension RelationController {
     state.members[id] = _Member(
       object: element, label: label, occurrences: occurrences, watch: watch,
       fingerprint: fingerprint, deleted: watch == nil)
-    _touch(element, false, state)
+    _touch(element, state)
   }
 
   func _leave(_ id: ObjectIdentifier, _ state: _State) {
     guard let member = state.members.removeValue(forKey: id) else { return }
     member.watch?.deactivate()
-    _touch(_element(member), false, state)
+    _touch(_element(member), state)
   }
 
   func _setLabel(_ label: UInt64, of id: ObjectIdentifier, _ state: _State) {
@@ -496,7 +505,7 @@ extension RelationController {
     }
     let keep = _longestIncreasingSubsequence(labels)
     for (k, offset) in retained.enumerated() where !keep[k] {
-      _touch(unique[offset], false, state)
+      _touch(unique[offset], state)
     }
     let hadDuplicates = state.duplicates > 0
     state.duplicates = array.count - unique.count
@@ -601,7 +610,7 @@ extension RelationController {
       guard array[to] === object, let member = state.members[id] else { return false }
       if from == to { return true }
       _setLabel(_label(at: to, in: array, state), of: id, state)
-      _touch(_element(member), false, state)
+      _touch(_element(member), state)
     case .setInsert, .setRemove:
       return false
     }
