@@ -7,7 +7,7 @@ extension ObservableModel {
   /// Registers a closure that hears every change of `keyPath`, until the token is cancelled or
   /// released, or the object is deallocated or deleted.
   ///
-  /// See ``observe(_:options:delivery:isolation:_:)-(KeyPath<Self,Value>,_,_,_,_)`` for the
+  /// See ``observe(_:options:delivery:isolation:_:)-9cctr`` for the
   /// full description; this overload compares `Equatable` values with their own `==`.
   ///
   /// ```swift

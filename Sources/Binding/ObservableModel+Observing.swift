@@ -63,7 +63,7 @@ extension ObservableModel {
   ///
   /// - Parameters:
   ///   - target: The object that receives the changes.
-  ///   - keyPath: What to observe (see ``observe(_:options:delivery:isolation:_:)``).
+  ///   - keyPath: What to observe (see ``observe(_:options:delivery:isolation:_:)-9cctr``).
   ///   - options: ``ObservationOptions/initial``, ``ObservationOptions/coalesced``,
   ///     ``ObservationOptions/everySet``.
   ///   - delivery: Where `action` runs; by default, where the registering code is isolated
