@@ -27,6 +27,13 @@ public protocol BindingReceiver: AnyObject {}
 extension BindingReceiver {
   /// Binds the receiver's `key` to `path` of `source`.
   ///
+  /// The property is set now, then whenever the value of `path` changes and differs from the
+  /// property's current value.
+  ///
+  /// ```swift
+  /// label.bind(\.title, to: user, \.greeting)
+  /// ```
+  ///
   /// - Parameters:
   ///   - key: The receiver's property to set.
   ///   - source: The model to read from.
@@ -51,12 +58,17 @@ extension BindingReceiver {
   /// Binds the receiver's optional `key` to a non-optional `path` of `source`
   /// (`label.bind(\.text, to: user, \.name)` where `text` is a `String?`).
   ///
+  /// ```swift
+  /// label.bind(\.text, to: user, \.name)  // `text` is a `String?`, `name` a `String`
+  /// ```
+  ///
   /// - Parameters:
   ///   - key: The receiver's property to set.
   ///   - source: The model to read from.
   ///   - path: What to read.
   ///   - delivery: Where the property is set; by default, where the binding is made.
   ///   - isolation: The binding code's isolation; leave the default.
+  /// - Complexity: O(*p*) to bind, where *p* is the number of properties `path` reads.
   @inlinable
   @inline(__always)
   public func bind<Source: ObservableModel, Value: Equatable>(
@@ -84,6 +96,7 @@ extension BindingReceiver {
   ///   - delivery: Where the property is set; by default, where the binding is made.
   ///   - isolation: The binding code's isolation; leave the default.
   ///   - transform: Turns the source's value into the receiver's.
+  /// - Complexity: O(*p*) to bind, where *p* is the number of properties `path` reads.
   @inlinable
   @inline(__always)
   public func bind<Source: ObservableModel, SourceValue, Value: Equatable>(
@@ -102,6 +115,10 @@ extension BindingReceiver {
   /// Binds a property whose type is not `Equatable`: it is set at once and on every change of
   /// the source (there is no way to tell an equal value).
   ///
+  /// ```swift
+  /// preview.bind(\.document, to: user, \.profile) { Document(profile: $0) }  // not Equatable
+  /// ```
+  ///
   /// - Parameters:
   ///   - key: The receiver's property to set.
   ///   - source: The model to read from.
@@ -109,6 +126,7 @@ extension BindingReceiver {
   ///   - delivery: Where the property is set; by default, where the binding is made.
   ///   - isolation: The binding code's isolation; leave the default.
   ///   - transform: Turns the source's value into the receiver's.
+  /// - Complexity: O(*p*) to bind, where *p* is the number of properties `path` reads.
   @inlinable
   @inline(__always)
   public func bind<Source: ObservableModel, SourceValue, Value>(
@@ -198,6 +216,8 @@ extension BindingReceiver where Self: ObservableModel {
   ///   - path: The other model's property.
   ///   - delivery: Where each side is set; by default, where the binding is made.
   ///   - isolation: The binding code's isolation; leave the default.
+  /// - Complexity: O(*p*) to bind, where *p* is the number of properties the two key paths
+  ///   read.
   @inlinable
   public func bind<Source: ObservableModel, Value: Equatable>(
     _ key: ReferenceWritableKeyPath<Self, Value>,

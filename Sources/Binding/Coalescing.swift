@@ -25,6 +25,9 @@
 ///
 /// - Parameter body: The edits to coalesce.
 /// - Returns: What `body` returns.
+/// - Throws: What `body` throws, once the changes it made before throwing are delivered.
+/// - Complexity: O(1) to open and close the block, plus one delivery per coalesced
+///   registration that heard a change (and what those callbacks do).
 /// - Important: Coalescing is per thread: it covers changes made on the calling thread inside
 ///   `body` only, and does not span `await` (an async function may resume on another thread).
 public func coalesce<Result, Failure: Error>(

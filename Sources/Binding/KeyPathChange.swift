@@ -10,6 +10,15 @@
 /// ``Kind-swift.enum/deletion`` event, `oldValue` and `newValue` are both the current value.
 public struct KeyPathChange<Root: AnyObject, Value> {
   /// What a delivery reports.
+  ///
+  /// ```swift
+  /// user.addTarget(self, for: \.name, options: .initial) { me, change in
+  ///   switch change.kind {
+  ///   case .initial, .change: me.title = change.newValue
+  ///   case .deletion: me.close()
+  ///   }
+  /// }
+  /// ```
   public enum Kind: Hashable, Sendable {
     /// The current value, delivered once at registration (``ObservationOptions/initial``).
     case initial
@@ -59,6 +68,12 @@ public struct KeyPathChange<Root: AnyObject, Value> {
 /// One change of one of several observed key paths, with type-erased values.
 ///
 /// Delivered when a target observes several key paths of different value types at once.
+///
+/// ```swift
+/// user.addTarget(self, for: [\.name, \.age]) { me, change in
+///   if change.keyPath == \User.name, let name = change.newValue as? String { me.title = name }
+/// }
+/// ```
 public struct PartialKeyPathChange<Root: AnyObject> {
   /// The observed object.
   public let object: Root
@@ -102,6 +117,12 @@ public enum ModelEvent<Root: ObservableModel> {
 }
 
 /// Options for a key-path observation.
+///
+/// ```swift
+/// user.addTarget(self, for: \.name, options: [.initial, .coalesced]) { me, change in
+///   me.title = change.newValue  // now, then once per transaction
+/// }
+/// ```
 public struct ObservationOptions: OptionSet, Hashable, Sendable {
   /// The raw bits of the options.
   public let rawValue: Int

@@ -2,6 +2,12 @@
 ///
 /// Made by ``ObservableModel/changes(for:options:)``. It never drops a change, finishes when
 /// the model is deallocated or deleted, and ends its observation when iteration stops.
+///
+/// ```swift
+/// for await change in user.changes(for: \.name, options: .initial) {
+///   print(change.newValue)
+/// }
+/// ```
 public struct KeyPathChanges<Root: ObservableModel, Value>: AsyncSequence {
   /// A change of the key path.
   public typealias Element = KeyPathChange<Root, Value>

@@ -7,7 +7,7 @@ extension ObservableModel {
   /// Registers a closure that hears every change of `keyPath`, until the token is cancelled or
   /// released, or the object is deallocated or deleted.
   ///
-  /// See ``observe(_:options:delivery:isolation:_:)-(KeyPath<Self,Value>,_,_,_,_)`` for the
+  /// See ``observe(_:options:delivery:isolation:_:)-9cctr`` for the
   /// full description; this overload compares `Equatable` values with their own `==`.
   ///
   /// ```swift
@@ -52,6 +52,7 @@ extension ObservableModel {
   ///   - delivery: Where `action` runs; by default, where the registering code is isolated.
   ///   - isolation: The registering code's isolation; leave the default.
   ///   - action: Receives the target and the change.
+  /// - Complexity: O(*p*) to register, where *p* is the number of properties the key path reads.
   @_transparent
   public func addTarget<Target: AnyObject, Value: Equatable>(
     _ target: Target,
@@ -81,6 +82,7 @@ extension ObservableModel {
   ///   - options: Observation options.
   ///   - delivery: Where the method runs.
   ///   - isolation: The registering code's isolation; leave the default.
+  /// - Complexity: O(*p*) to register, where *p* is the number of properties the key path reads.
   @_transparent
   public func addTarget<Target: AnyObject, Value: Equatable>(
     _ target: Target,

@@ -63,7 +63,7 @@ extension ObservableModel {
   ///
   /// - Parameters:
   ///   - target: The object that receives the changes.
-  ///   - keyPath: What to observe (see ``observe(_:options:delivery:isolation:_:)``).
+  ///   - keyPath: What to observe (see ``observe(_:options:delivery:isolation:_:)-9cctr``).
   ///   - options: ``ObservationOptions/initial``, ``ObservationOptions/coalesced``,
   ///     ``ObservationOptions/everySet``.
   ///   - delivery: Where `action` runs; by default, where the registering code is isolated
@@ -116,6 +116,7 @@ extension ObservableModel {
   ///   - options: Observation options.
   ///   - delivery: Where the method runs.
   ///   - isolation: The registering code's isolation; leave the default.
+  /// - Complexity: O(*p*) to register, where *p* is the number of properties the key path reads.
   @_transparent
   public func addTarget<Target: AnyObject, Value>(
     _ target: Target,
@@ -149,6 +150,8 @@ extension ObservableModel {
   ///   - options: Observation options.
   ///   - delivery: Where the method runs.
   ///   - isolation: The registering code's isolation; leave the default.
+  /// - Complexity: O(*p*) to register, where *p* is the number of properties the key paths
+  ///   read.
   public func addTarget<Target: AnyObject>(
     _ target: Target,
     action: @escaping (Target) -> () -> Void,
@@ -183,6 +186,8 @@ extension ObservableModel {
   ///   - delivery: Where `action` runs.
   ///   - isolation: The registering code's isolation; leave the default.
   ///   - action: Receives the target and the change.
+  /// - Complexity: O(*p*) to register, where *p* is the number of properties the key paths
+  ///   read.
   public func addTarget<Target: AnyObject>(
     _ target: Target,
     for keyPaths: [PartialKeyPath<Self>],
@@ -201,6 +206,10 @@ extension ObservableModel {
 
   /// Removes `target`'s registrations for `keyPath` (not its bindings). Idempotent.
   ///
+  /// ```swift
+  /// user.removeTarget(self, for: \.name)
+  /// ```
+  ///
   /// - Parameters:
   ///   - target: The target given to `addTarget`.
   ///   - keyPath: The key path it was registered for.
@@ -215,6 +224,10 @@ extension ObservableModel {
   }
 
   /// Removes every registration of `target` on this object (not its bindings). Idempotent.
+  ///
+  /// ```swift
+  /// user.removeTarget(self)
+  /// ```
   ///
   /// - Parameter target: The target given to `addTarget`.
   /// - Complexity: O(*r*), where *r* is the number of registrations on this object.
@@ -243,6 +256,7 @@ extension ObservableModel {
   ///   - isolation: The registering code's isolation; leave the default.
   ///   - handler: Receives the events.
   /// - Returns: The token that keeps the observation alive.
+  /// - Complexity: O(1) to register.
   public func observeEvents(
     options: ObservationOptions = [],
     delivery: ObservationDelivery = .automatic,
@@ -284,6 +298,7 @@ extension ObservableModel {
   ///   - keyPath: What to observe.
   ///   - options: ``ObservationOptions/initial`` yields the current value first.
   /// - Returns: The sequence of changes.
+  /// - Complexity: O(*p*) to register, where *p* is the number of properties the key path reads.
   public func changes<Value>(
     for keyPath: KeyPath<Self, Value>, options: ObservationOptions = []
   ) -> KeyPathChanges<Self, Value> {

@@ -32,17 +32,37 @@ public final class ObservationToken: Sendable, Hashable {
 
   /// Keeps the token in `set` (the observation lives as long as the set holds it).
   ///
+  /// ```swift
+  /// var tokens = Set<ObservationToken>()
+  /// user.observe(\.name) { print($0.newValue) }.store(in: &tokens)
+  /// tokens.removeAll()  // ends the observation
+  /// ```
+  ///
   /// - Parameter set: The set that keeps the token.
+  /// - Complexity: Expected O(1).
   public func store(in set: inout Set<ObservationToken>) { set.insert(self) }
 
   /// Keeps the token in `array` (the observation lives as long as the array holds it).
   ///
+  /// ```swift
+  /// var tokens: [ObservationToken] = []
+  /// user.observe(\.name) { print($0.newValue) }.store(in: &tokens)
+  /// ```
+  ///
   /// - Parameter array: The array that keeps the token.
+  /// - Complexity: Amortized O(1).
   public func store(in array: inout [ObservationToken]) { array.append(self) }
 
   /// Tokens are equal when they are the same token.
+  ///
+  /// - Parameters:
+  ///   - lhs: A token.
+  ///   - rhs: Another token.
+  /// - Returns: `lhs === rhs`.
   public static func == (lhs: ObservationToken, rhs: ObservationToken) -> Bool { lhs === rhs }
 
   /// Hashes the token's identity.
+  ///
+  /// - Parameter hasher: The hasher to feed.
   public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 }

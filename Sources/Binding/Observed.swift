@@ -129,18 +129,28 @@ extension Observed: _ObservedStorage {
 
 extension Observed: Equatable where Value: Equatable {
   /// Compares the wrapped values.
+  ///
+  /// - Parameters:
+  ///   - lhs: A wrapper.
+  ///   - rhs: Another wrapper.
+  /// - Returns: Whether the wrapped values are equal.
   @inlinable
   public static func == (lhs: Self, rhs: Self) -> Bool { lhs._value == rhs._value }
 }
 
 extension Observed: Hashable where Value: Hashable {
   /// Hashes the wrapped value.
+  ///
+  /// - Parameter hasher: The hasher to feed.
   @inlinable
   public func hash(into hasher: inout Hasher) { hasher.combine(_value) }
 }
 
 extension Observed: Encodable where Value: Encodable {
   /// Encodes the wrapped value as a single value, exactly as the bare property would be.
+  ///
+  /// - Parameter encoder: The encoder to write to.
+  /// - Throws: What encoding the value throws.
   public func encode(to encoder: any Encoder) throws {
     var container = encoder.singleValueContainer()
     try container.encode(_value)
@@ -149,6 +159,9 @@ extension Observed: Encodable where Value: Encodable {
 
 extension Observed: Decodable where Value: Decodable {
   /// Decodes the wrapped value from a single value.
+  ///
+  /// - Parameter decoder: The decoder to read from.
+  /// - Throws: What decoding the value throws.
   public init(from decoder: any Decoder) throws {
     let container = try decoder.singleValueContainer()
     self.init(wrappedValue: try container.decode(Value.self))
@@ -164,6 +177,7 @@ extension KeyedEncodingContainer {
   /// - Parameters:
   ///   - value: The property's storage.
   ///   - key: The property's key.
+  /// - Throws: What encoding the value throws.
   public mutating func encode<Wrapped: Encodable>(
     _ value: Observed<Wrapped?>, forKey key: Key
   ) throws {
@@ -181,6 +195,7 @@ extension KeyedDecodingContainer {
   ///   - type: The property's storage type.
   ///   - key: The property's key.
   /// - Returns: The storage, holding the decoded value or `nil`.
+  /// - Throws: What decoding a present value throws.
   public func decode<Wrapped: Decodable>(
     _ type: Observed<Wrapped?>.Type, forKey key: Key
   ) throws -> Observed<Wrapped?> {

@@ -35,6 +35,12 @@ import Foundation
 /// ```
 public struct RelationChangeSet<Element> {
   /// A row that moved from an old position to a new one.
+  ///
+  /// ```swift
+  /// for move in changes.movedRows {
+  ///   tableView.moveRow(at: IndexPath(move.from), to: IndexPath(move.to))
+  /// }
+  /// ```
   public struct Move: Hashable, Sendable, CustomStringConvertible {
     /// The old position.
     public var from: RowPosition
@@ -124,6 +130,17 @@ extension RelationChangeSet {
   /// value unless `changed` (then they take `transform` of the element), and updated rows take
   /// `transform` of the element.
   ///
+  /// ```swift
+  /// var rows = albums.sections.map { $0.objects.map(AlbumRow.init) }
+  /// for await changes in albums.changes {
+  ///   changes.apply(to: &rows, transform: AlbumRow.init)
+  /// }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - sections: The previous content, one array per section; replaced by the new content.
+  ///   - transform: Makes the value of an element that is inserted, updated, or moved and
+  ///     changed.
   /// - Precondition: `sections` has the shape of the content the change set was computed from.
   /// - Complexity: O(m + r log r), where *m* is the number of elements in `sections` and *r* the
   ///   number of row changes.
@@ -196,6 +213,14 @@ extension RelationChangeSet {
 
   /// Applies the changes to `sections`, an array of sections holding the previous elements.
   ///
+  /// ```swift
+  /// var content = albums.sections.map { $0.objects }
+  /// albums.onChange { changes in changes.apply(to: &content) }  // content == albums.sections
+  /// ```
+  ///
+  /// - Parameter sections: The previous content, one array per section; replaced by the new
+  ///   content.
+  /// - Precondition: `sections` has the shape of the content the change set was computed from.
   /// - Complexity: O(m + r log r), where *m* is the number of elements in `sections` and *r* the
   ///   number of row changes.
   public func apply(to sections: inout [[Element]]) {
@@ -208,6 +233,13 @@ extension RelationChangeSet {
   /// destinations (new offsets), with moves associated. A deleted section 0 removes all its
   /// elements and an inserted section 0 inserts all of them. Updates have no counterpart in
   /// `CollectionDifference` and are left out (read `updatedRows`).
+  ///
+  /// ```swift
+  /// var shown = albums.objects
+  /// albums.onChange { changes in
+  ///   if let difference = changes.collectionDifference() { shown = shown.applying(difference)! }
+  /// }
+  /// ```
   ///
   /// - Returns: `nil` if the change set names any section other than 0.
   /// - Complexity: O(r), where *r* is the number of changed rows.

@@ -38,6 +38,11 @@ public struct RowPosition: Hashable, Comparable, Sendable, CustomStringConvertib
   }
 
   /// Orders by section, then by row.
+  ///
+  /// - Parameters:
+  ///   - lhs: A position.
+  ///   - rhs: Another position.
+  /// - Returns: Whether `lhs` comes before `rhs`.
   public static func < (lhs: RowPosition, rhs: RowPosition) -> Bool {
     lhs.section != rhs.section ? lhs.section < rhs.section : lhs.row < rhs.row
   }

@@ -1,6 +1,15 @@
 import Binding
 
 /// What happened to a section or an element, as NSFetchedResultsController's delegate says it.
+///
+/// ```swift
+/// switch type {
+/// case .insert: tableView.insertRows(at: [IndexPath(newPosition!)], with: .automatic)
+/// case .delete: tableView.deleteRows(at: [IndexPath(position!)], with: .automatic)
+/// case .move: tableView.moveRow(at: IndexPath(position!), to: IndexPath(newPosition!))
+/// case .update: tableView.reloadRows(at: [IndexPath(position!)], with: .automatic)
+/// }
+/// ```
 public enum RelationChangeType: Hashable, Sendable {
   /// It appeared (at the new position).
   case insert
@@ -189,6 +198,14 @@ func _onTermination<Value>(
 
 extension RelationController {
   /// A registration of a change handler; ``cancel()`` ends it.
+  ///
+  /// ```swift
+  /// let subscription = albums.onChange { changes in print(changes) }
+  /// subscription.cancel()
+  /// ```
+  ///
+  /// The handler stays registered until ``cancel()`` or until the controller is released,
+  /// whether or not the subscription is kept.
   public final class Subscription {
     let _cancel: () -> Void
 
@@ -204,6 +221,8 @@ extension RelationController {
   /// ```swift
   /// albums.delegate = albumList
   /// ```
+  ///
+  /// - Complexity: O(1).
   public var delegate: (any RelationControllerDelegate<Owner, Element, SectionKey>)? {
     get { _lock.withLock { $0.delegate } }
     set { _lock.withLock { $0.delegate = newValue } }

@@ -8,7 +8,7 @@ import Foundation
 ///
 /// It guarantees that every change set, applied to the previous content with UITableView's
 /// `performBatchUpdates` rules, gives the current content; that each transaction (one change,
-/// or one ``Binding/coalesce(_:)`` block however many edits) is one change set, never empty;
+/// or one `coalesce(_:)` block however many edits) is one change set, never empty;
 /// and that the content a receiver reads matches the last change set it was handed.
 ///
 /// ```swift
@@ -39,7 +39,7 @@ import Foundation
 /// leaving the filter is an insert or a delete, never an update too.
 ///
 /// **Transactions**: one write is one change set (also the write of an object that several
-/// elements read, such as a label that albums sort by), and so is one ``Binding/coalesce(_:)``
+/// elements read, such as a label that albums sort by), and so is one `coalesce(_:)`
 /// block, however many writes it holds.
 ///
 /// **What it does not do**: it does not observe plain stored properties (only `@Observed`

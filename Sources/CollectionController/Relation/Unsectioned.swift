@@ -14,6 +14,11 @@ public struct Unsectioned: Hashable, Comparable, Sendable, CustomStringConvertib
   public init() {}
 
   /// Never true: there is one value.
+  ///
+  /// - Parameters:
+  ///   - lhs: The one value.
+  ///   - rhs: The one value.
+  /// - Returns: `false`.
   public static func < (lhs: Unsectioned, rhs: Unsectioned) -> Bool { false }
 
   /// The empty string (the one section's name).
