@@ -61,7 +61,7 @@ extension RelationController {
     /// evaluation's by a 64-bit hash of their values (`Hashable` values), by identity (objects),
     /// or not at all (other values count as changed on every re-evaluation of the element).
     /// They are compared once per transaction, so a value written and written back within one
-    /// (a ``Binding/coalesce(_:)`` block) is no change.
+    /// (a `coalesce` block) is no change.
     public var observing: [PartialKeyPath<Element>]
   }
 
