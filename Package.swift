@@ -30,6 +30,7 @@ let package = Package(
     .executableTarget(name: "MusicCatalogDemo", dependencies: ["MusicCatalog"]),
     .testTarget(name: "BindingTests", dependencies: ["Binding"]),
     .testTarget(name: "CollectionControllerTests", dependencies: ["CollectionController"]),
+    .testTarget(name: "MusicCatalogTests", dependencies: ["MusicCatalog"]),
   ],
   swiftLanguageModes: [.v6]
 )
