@@ -7,6 +7,8 @@ let package = Package(
   products: [
     .library(name: "Binding", targets: ["Binding"]),
     .library(name: "CollectionController", targets: ["CollectionController"]),
+    // The demo: `swift run music-catalog` (add `--interactive` to type edits).
+    .executable(name: "music-catalog", targets: ["MusicCatalogDemo"]),
   ],
   targets: [
     .target(name: "Binding"),
@@ -22,8 +24,13 @@ let package = Package(
         .define("COLLECTION_CONTROLLER_INTERNAL_CHECKS", .when(configuration: .debug))
       ]
     ),
+    // The demo's models, screens and commands, in a library so that tests can drive them; the
+    // executable is its `main.swift`.
+    .target(name: "MusicCatalog", dependencies: ["Binding", "CollectionController"]),
+    .executableTarget(name: "MusicCatalogDemo", dependencies: ["MusicCatalog"]),
     .testTarget(name: "BindingTests", dependencies: ["Binding"]),
     .testTarget(name: "CollectionControllerTests", dependencies: ["CollectionController"]),
+    .testTarget(name: "MusicCatalogTests", dependencies: ["MusicCatalog"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -1,10 +1,23 @@
 /*:
  # Observing
 
+ > **Opening the playground in Xcode.** The pages `import Binding` and `import
+ > CollectionController`, so Xcode must build the package's modules first. What should work
+ > (we have not tried it: the package is developed and checked on Linux, without Xcode):
+ > 1. Open the package folder (or its `Package.swift`) in Xcode.
+ > 2. Choose a scheme that builds both libraries (`swift-binding-Package`, or
+ >    `CollectionController`, which builds `Binding` too) with My Mac as destination, and build.
+ > 3. Open `Playground.playground` from the project navigator and run a page. "Build Active
+ >    Scheme" is on in the playground's File inspector (`contents.xcplayground` sets it), so the
+ >    imports resolve against the modules just built.
+ >
+ > If Xcode still reports "No such module", create a workspace (File ▸ New ▸ Workspace), add
+ > the package folder and the playground to it, build the scheme there, and run the page again.
+ > On Linux, `Scripts/run-playground` compiles and runs every page against the built modules
+ > and compares the output with `transcript.txt`.
+
  A class becomes observable by adopting `ObservableModel` with one extra line, and marking
- its observable stored properties `@Observed`. Open this playground from the package's
- workspace in Xcode (File ▸ Open the package folder, then the playground) so that `Binding`
- can be imported.
+ its observable stored properties `@Observed`.
  */
 import Binding
 
