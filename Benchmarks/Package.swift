@@ -25,7 +25,7 @@ let package = Package(
         .product(name: "CollectionController", package: parentIdentity),
         .product(name: "OpenCombine", package: "OpenCombine"),
       ]
-    )
+    ),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -103,7 +103,7 @@ final class _AccessRecorder {
   ///
   /// Recorders nest: an inner tracking gets its own recorder, and the outer one is restored.
   @usableFromInline
-  static func track(_ body: () -> Void) -> [_AnySlot] {
+  static func trackSlots(_ body: () -> Void) -> [_AnySlot] {
     _withRecorder { recorder in
       body()
       return recorder.collected
@@ -171,7 +171,7 @@ final class _AccessRecorder {
   @inlinable
   static func track<R>(_ body: () -> R) -> (R, [_AnySlot]) {
     var result: R?
-    let slots = track { () -> Void in result = body() }
+    let slots = trackSlots { result = body() }
     // `track` runs its body exactly once, which set `result`.
     return (result!, slots)
   }

@@ -441,7 +441,6 @@ extension RelationController {
     state.dirty.append((element, false))
   }
 
-
   func _enter(_ element: Element, label: UInt64, occurrences: Int = 1, _ state: _State) {
     let id = ObjectIdentifier(element)
     if element.isDeleted {
