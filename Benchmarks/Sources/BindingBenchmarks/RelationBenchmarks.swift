@@ -103,30 +103,48 @@ func measureMoves(_ fixture: RelationFixture, changes: Int, seed: UInt64) -> Rel
     moves: Double(receiver.moves - moves) / writes)
 }
 
-/// The naive content: the whole relation filtered, then sorted by year and source index.
+/// How the naive path sorts: with the controller's own configuration (the same
+/// `SortDescriptor`, as an app re-sorting its list would), or with a hand-written comparison of
+/// the years (the fastest a naive path can be; reported for comparison).
+enum NaiveSort {
+  case sameDescriptors
+  case handWritten
+}
+
+/// The naive content: the whole relation filtered, then sorted by year, ties in source order.
 @inline(never)
-func naiveContent(_ albums: [Album]) -> [ObjectIdentifier] {
-  albums.enumerated()
-    .filter { !$0.element.isLive }
-    .sorted {
-      let (left, right) = ($0.element.year, $1.element.year)
-      return left != right ? left < right : $0.offset < $1.offset
-    }
-    .map { ObjectIdentifier($0.element) }
+func naiveContent(_ albums: [Album], _ sort: NaiveSort) -> [ObjectIdentifier] {
+  switch sort {
+  case .sameDescriptors:
+    // `sorted(using:)` is stable, so ties keep source order, as in the controller.
+    return albums.filter { !$0.isLive }
+      .sorted(using: [SortDescriptor(\Album.year)])
+      .map { ObjectIdentifier($0) }
+  case .handWritten:
+    return albums.enumerated()
+      .filter { !$0.element.isLive }
+      .sorted {
+        let (left, right) = ($0.element.year, $1.element.year)
+        return left != right ? left < right : $0.offset < $1.offset
+      }
+      .map { ObjectIdentifier($0.element) }
+  }
 }
 
 /// The same writes as `measureMoves`, on albums no controller observes, each followed by the
 /// naive content and its `difference(from:)` the previous content: nanoseconds per write, best
 /// of 5 runs.
-func measureNaiveMoves(_ albums: [Album], changes: Int, seed: UInt64) -> RelationCost {
+func measureNaiveMoves(
+  _ albums: [Album], changes: Int, seed: UInt64, sort: NaiveSort
+) -> RelationCost {
   var rng = SplitMix64(seed: seed)
   let shown = albums.filter { !$0.isLive }
-  var content = naiveContent(albums)
+  var content = naiveContent(albums, sort)
   var edits = 0
   let cost = measure(iterations: changes) { count in
     for _ in 0..<count {
       shown[Int(rng.next() % UInt64(shown.count))].year = Int(rng.next() % yearRange)
-      let next = naiveContent(albums)
+      let next = naiveContent(albums, sort)
       edits += next.difference(from: content).count
       content = next
     }
@@ -213,13 +231,13 @@ func measureReplacements(
 /// `difference(from:)` the previous content, then `inferringMoves()`: nanoseconds per
 /// assignment, best of `repetitions` runs of `replacements`.
 func measureNaiveReplacements(
-  _ original: [Album], _ other: [Album], replacements: Int, repetitions: Int
+  _ original: [Album], _ other: [Album], replacements: Int, repetitions: Int, sort: NaiveSort
 ) -> RelationCost {
-  var content = naiveContent(original)
+  var content = naiveContent(original, sort)
   var inserts = 0
   let cost = measure(iterations: replacements, repetitions: repetitions) { count in
     for index in 0..<count {
-      let next = naiveContent(index.isMultiple(of: 2) ? other : original)
+      let next = naiveContent(index.isMultiple(of: 2) ? other : original, sort)
       let difference = next.difference(from: content).inferringMoves()
       inserts += difference.insertions.count
       content = next
