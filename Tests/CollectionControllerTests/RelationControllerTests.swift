@@ -169,6 +169,12 @@ extension RelationControllerTests {
     #expect(log.failures.isEmpty, "\(log.failures)")
   }
 
+  @Test func aMemberTakesFortyBytes() {
+    // The members table holds one per element of the relation: its size is the controller's
+    // memory per element (with the index and the element's watch).
+    #expect(MemoryLayout<_RelationMember>.stride == 40)
+  }
+
   @Test func anAttributeWrittenBackWithinOneTransactionIsNoUpdate() throws {
     let artist = Artist(makeAlbums([("a", 1), ("b", 2)]))
     let albums = try RelationController(

@@ -19,10 +19,21 @@ final class _ModelState: _Locked<_ModelState.State>, @unchecked Sendable {
     var records: [_Record] = []
     /// Registrations that hear every property change and deletion of this object.
     var anyRecords: [_AnyRecord] = []
-    /// Bulk watches that read the object (see `_Watch`); dead ones are dropped lazily.
-    var watches: [_Watch] = []
-    /// The watch count at which adding one drops the dead ones first (doubling: amortised O(1)).
-    var watchCompactionThreshold = 8
+    /// Bulk watches that read the object (see `_Watch`); dead ones are dropped lazily. The
+    /// first is kept apart, so that an object read by one controller's elements allocates no
+    /// list.
+    var firstWatch: _Watch?
+    var moreWatches: [_Watch] = []
+
+    /// The live watches (the first, then the others), after dropping the dead ones.
+    mutating func liveWatches() -> (first: _Watch?, more: [_Watch]) {
+      if let first = firstWatch, !first.isLive { firstWatch = nil }
+      if !moreWatches.isEmpty {
+        moreWatches.removeAll { !$0.isLive }
+        if firstWatch == nil, !moreWatches.isEmpty { firstWatch = moreWatches.removeFirst() }
+      }
+      return (firstWatch, moreWatches)
+    }
     var isDeleted = false
   }
 
@@ -65,7 +76,8 @@ final class _ModelState: _Locked<_ModelState.State>, @unchecked Sendable {
       let taken = (state.records, state.anyRecords)
       state.records = []
       state.anyRecords = []
-      state.watches = []
+      state.firstWatch = nil
+      state.moreWatches = []
       state.isDeleted = true
       return taken
     }
@@ -126,25 +138,29 @@ final class _ModelState: _Locked<_ModelState.State>, @unchecked Sendable {
   func propertyDidChange(_ object: AnyObject, _ slot: _AnySlot) {
     let (records, watches) = withLock { state in
       state.anyRecords.removeAll { !$0.isActive }
-      state.watches.removeAll { !$0.isLive }
-      if state.anyRecords.isEmpty && state.watches.isEmpty {
+      let watches = state.liveWatches()
+      if state.anyRecords.isEmpty && watches.first == nil {
         _hasAnyRecords.store(false, ordering: .releasing)
       }
-      return (state.anyRecords, state.watches)
+      return (state.anyRecords, watches)
     }
     for record in records { record.propertyDidChange(object, slot) }
-    for watch in watches { watch.fire(object, deleted: false) }
+    watches.first?.fire(object, deleted: false)
+    for watch in watches.more { watch.fire(object, deleted: false) }
   }
 
   /// Adds a watch; `false` (and nothing added) if the object announced its deletion or died.
   func add(_ watch: _Watch) -> Bool {
     withLock { state in
       guard !state.isDeleted else { return false }
-      if state.watches.count >= state.watchCompactionThreshold {
-        state.watches.removeAll { !$0.isLive }
-        state.watchCompactionThreshold = max(8, 2 * state.watches.count)
+      if let first = state.firstWatch, first.isLive {
+        // Dead entries are dropped when the list reaches a power of two: amortised O(1).
+        let count = state.moreWatches.count
+        if count >= 8 && count & (count - 1) == 0 { state.moreWatches.removeAll { !$0.isLive } }
+        state.moreWatches.append(watch)
+      } else {
+        state.firstWatch = watch
       }
-      state.watches.append(watch)
       _hasAnyRecords.store(true, ordering: .releasing)
       return true
     }
@@ -162,10 +178,12 @@ final class _ModelState: _Locked<_ModelState.State>, @unchecked Sendable {
       let slots = state.slots
       let records = state.records.filter { $0.isActive }
       let anyRecords = state.anyRecords.filter { $0.isActive }
-      let watches = state.watches.filter { $0.isLive }
+      let live = state.liveWatches()
+      let watches = live.first.map { [$0] + live.more } ?? []
       state.records = []
       state.anyRecords = []
-      state.watches = []
+      state.firstWatch = nil
+      state.moreWatches = []
       return (slots, records, anyRecords, watches)
     }
   }

@@ -742,16 +742,34 @@ func _longestIncreasingRun(_ values: [UInt64]) -> [Bool] {
 /// `Element`), so that the controller's dictionary of members is specialised once here instead
 /// of running through generic metadata on every lookup.
 struct _RelationMember {
+  // Stored in this order so that the member takes 40 bytes (a dictionary entry of 48).
   let object: AnyObject
   /// The element's place in relation order (a sequence for the index's tie-breaks): an
   /// order-maintenance label for arrays, the order of entry for sets.
   var label: UInt64
-  /// How many times an array holds the element.
-  var occurrences: Int
   /// What re-evaluates the element when something its functions read changes; `nil` once it
   /// announced its deletion.
   var watch: _Watch?
-  /// The hash of the observed attributes at the last evaluation (see `_Config.readInputs`).
+  /// The hash of the observed attributes at the last transaction (see `_Config.fingerprint`).
   var fingerprint: Int
+  private var _occurrences: Int32
   var deleted: Bool
+
+  init(
+    object: AnyObject, label: UInt64, occurrences: Int, watch: _Watch?, fingerprint: Int,
+    deleted: Bool
+  ) {
+    self.object = object
+    self.label = label
+    self.watch = watch
+    self.fingerprint = fingerprint
+    _occurrences = Int32(clamping: occurrences)
+    self.deleted = deleted
+  }
+
+  /// How many times an array holds the element.
+  var occurrences: Int {
+    get { Int(_occurrences) }
+    set { _occurrences = Int32(clamping: newValue) }
+  }
 }
