@@ -181,7 +181,6 @@ final class _AccessRecorder {
 /// is tracking; returns the property's slot, made now if the recorder needs one.
 @usableFromInline
 @inline(never)
-@_effects(releasenone)
 func _recordRead<Root: ObservableModel>(
   _ object: Root, _ slot: UnsafeMutableRawPointer?
 ) -> UnsafeMutableRawPointer? {
