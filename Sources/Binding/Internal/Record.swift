@@ -170,11 +170,14 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
 
   @usableFromInline
   struct _Evaluation {
-    @usableFromInline var value: Value
+    /// `nil` in single-property mode, where `_singleValue` holds the value: a copy kept here
+    /// would never be updated, and would keep the first value (and the objects in it) alive
+    /// as long as the registration.
+    @usableFromInline var value: Value?
     @usableFromInline var reads: [_Read]
 
     @inlinable
-    init(value: Value, reads: [_Read]) {
+    init(value: Value?, reads: [_Read]) {
       self.value = value
       self.reads = reads
     }
@@ -214,7 +217,7 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
     } else if slots.contains(where: { !$0.isOwned(by: root) }) {
       _keepWeakRoot(root)
     }
-    _state.withLock { $0 = _Evaluation(value: value, reads: reads) }
+    _state.withLock { $0 = _Evaluation(value: _single ? nil : value, reads: reads) }
     lifetime.attach(reads.map { $0.entry })
     guard let rootState = _finish(root) else {
       cancel()
@@ -304,8 +307,8 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
     // It reads something else now (a replaced intermediate, another branch): re-attach.
     let (newValue, slots) = _AccessRecorder.track { read(root) }
     let previous = _state.withLock { state -> (Value, [_Read])? in
-      guard let current = state else { return nil }
-      return (current.value, current.reads)
+      guard let current = state, let value = current.value else { return nil }
+      return (value, current.reads)
     }
     guard let (oldValue, oldReads) = previous else { return nil }
     retarget(root, oldReads, to: slots, value: newValue)
