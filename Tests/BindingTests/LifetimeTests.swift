@@ -179,3 +179,109 @@ extension LifetimeTests {
     #expect(tracker.created == 200)
   }
 }
+
+// MARK: - Tokens, values and intermediates
+
+extension LifetimeTests {
+  /// A token dropped at once ends the observation: nothing is delivered, and its handler (with
+  /// what it captures) is released by the property's next change (entries are unlinked by
+  /// writers of their property).
+  @Test func aTokenDroppedAtOnceEndsItsObservation() async {
+    await confirmation(expectedCount: 0) { heard in
+      withLifetimeTracking { tracker in
+        let user = User()
+        do {
+          let payload = Probe(tracker: tracker)
+          _ = user.observe(\.name) { _ in
+            payload.refresh()
+            heard()
+          }
+          _ = user.observe(\.address?.city, options: .coalesced) { _ in
+            payload.refresh()
+            heard()
+          }
+        }
+        user.name = "Ada"
+        user.address = Address(city: "Paris")
+        coalesce { user.address?.city = "Lyon" }
+      }
+    }
+  }
+
+  /// A single-property registration holds the last value it delivered, never the first one.
+  ///
+  /// It used to keep the value read at registration for as long as the registration lived (a
+  /// copy in its locked state that single-property mode never updated): an observed array kept
+  /// every object it first held alive, such as every element a relation controller was
+  /// created with.
+  @Test func aRegistrationDoesNotKeepTheFirstValueItReadAlive() {
+    withLifetimeTracking { tracker in
+      let user = User()
+      user.address = Address(city: "Paris", tracker: tracker)
+      let token = user.observe(\.address) { _ in }
+      let probe = Probe()
+      user.addTarget(probe, for: \.address) { _, _ in }
+      let field = TextField()
+      field.bind(\.text, to: user, \.address) { $0?.city ?? "" }
+      user.address = Address(city: "Rome")
+      #expect(field.text == "Rome")
+      #expect(tracker.live == 0, "the first address is still alive")
+      token.cancel()
+    }
+  }
+
+  /// The observed object's last owner lets go of it inside its own callback: the callback runs
+  /// to its end, the object dies after the write, and every registration on it ends.
+  @Test func observedObjectDiesDuringItsOwnCallback() {
+    withLifetimeTracking { tracker in
+      var owner: User? = User(tracker: tracker)
+      weak let weakUser = owner
+      var heard: [String] = []
+      var tokens: [ObservationToken] = []
+      if let user = owner {
+        user.observe(\.name) { change in
+          owner = nil  // the caller's reference keeps it alive until the write returns
+          heard.append("first \(change.newValue) \(change.object.name)")
+        }.store(in: &tokens)
+        user.observe(\.name) { change in heard.append("second \(change.newValue)") }
+          .store(in: &tokens)
+        user.name = "Ada"
+      }
+      #expect(weakUser == nil)
+      #expect(heard == ["first Ada Ada", "second Ada"])
+      #expect(tokens.allSatisfy { !$0.isActive })
+    }
+  }
+
+  /// A replaced intermediate, mutated afterwards, reaches no token, target or binding that
+  /// read it, and none of them keeps it alive.
+  @Test func aReplacedIntermediateNeitherFiresNorLives() {
+    withLifetimeTracking { tracker in
+      let user = User()
+      let probe = Probe()
+      let field = TextField()
+      var cities: [String?] = []
+      weak var weakOld: Address?
+      let token = user.observe(\.address?.city) { cities.append($0.newValue) }
+      user.addTarget(probe, for: \.cityLabel) { probe, _ in probe.refresh() }
+      field.bind(\.text, to: user, \.address?.city) { $0 ?? "-" }
+      do {
+        let old = Address(city: "Paris", tracker: tracker)
+        weakOld = old
+        user.address = old
+        user.address = Address(city: "Rome")
+        old.city = "Lyon"  // the old intermediate: heard by nobody
+        old.street = "Rue de Lyon"
+      }
+      #expect(weakOld == nil)
+      #expect(cities == ["Paris", "Rome"])
+      #expect(probe.refreshCount == 2)
+      #expect(field.text == "Rome")
+      user.address?.city = "Milan"
+      #expect(cities == ["Paris", "Rome", "Milan"])
+      #expect(probe.refreshCount == 3)
+      #expect(field.text == "Milan")
+      token.cancel()
+    }
+  }
+}
