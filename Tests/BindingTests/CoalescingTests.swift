@@ -11,6 +11,7 @@ extension CoalescingTests {
   @Test func optedInRegistrationHearsOnceWithFirstOldAndLastNew() throws {
     let user = User(name: "Charles")
     var changes: [KeyPathChange<User, String>] = []
+    defer { changes = [] }  // the changes hold the user, which holds the handler: a cycle
     let token = user.observe(\.name, options: .coalesced) { changes.append($0) }
     coalesce {
       user.name = "Ada"
@@ -192,6 +193,7 @@ extension CoalescingTests {
   @Test func observeEventsHearsOneUpdatePerObjectPerBlock() throws {
     let user = User()
     var events: [ModelEvent<User>] = []
+    defer { events = [] }  // the events hold the user, which holds the handler: a cycle
     let token = user.observeEvents(options: .coalesced) { events.append($0) }
     coalesce {
       user.name = "Ada"

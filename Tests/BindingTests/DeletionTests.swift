@@ -52,6 +52,7 @@ extension DeletionTests {
     let user = User()
     let probe = Probe()
     var changes: [PartialKeyPathChange<User>] = []
+    defer { changes = [] }  // the changes hold the user, which holds the handler: a cycle
     user.addTarget(probe, for: [\.name, \.age]) { _, change in changes.append(change) }
     user.announceDeletion()
     #expect(changes.map(\.isDeletion) == [true, true])

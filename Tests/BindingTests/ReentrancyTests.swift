@@ -67,9 +67,9 @@ extension ReentrancyTests {
     let second = Probe()
     let third = Probe()
     var heard: [String] = []
-    user.addTarget(first, for: \.name) { _, _ in
+    user.addTarget(first, for: \.name) { _, change in
       heard.append("first")
-      user.removeTarget(second)
+      change.object.removeTarget(second)  // not `user`: the user holds this action
     }
     user.addTarget(second, for: \.name) { _, _ in heard.append("second") }
     user.addTarget(third, for: \.name) { _, _ in heard.append("third") }

@@ -23,6 +23,7 @@ extension TargetTests {
     let user = User()
     let probe = Probe()
     var changes: [KeyPathChange<User, Int>] = []
+    defer { changes = [] }  // the changes hold the user, which holds the handler: a cycle
     user.addTarget(probe, for: \.age) { _, change in changes.append(change) }
     user.age = 3
     #expect(changes.count == 1)
@@ -40,6 +41,7 @@ extension TargetTests {
     let user = User(name: "Ada")
     let probe = Probe()
     var changes: [KeyPathChange<User, String>] = []
+    defer { changes = [] }  // the changes hold the user, which holds the handler: a cycle
     user.addTarget(probe, for: \.name, options: .initial) { _, change in changes.append(change) }
     #expect(changes.count == 1)
     let initial = try #require(changes.first)
@@ -147,6 +149,7 @@ extension TargetTests {
     let user = User()
     let probe = Probe()
     var changes: [PartialKeyPathChange<User>] = []
+    defer { changes = [] }  // the changes hold the user, which holds the handler: a cycle
     user.addTarget(probe, for: [\.name, \.age]) { _, change in changes.append(change) }
     user.name = "Ada"
     user.age = 36
@@ -163,6 +166,7 @@ extension TargetTests {
     let user = User(name: "Ada")
     let probe = Probe()
     var changes: [PartialKeyPathChange<User>] = []
+    defer { changes = [] }  // the changes hold the user, which holds the handler: a cycle
     user.addTarget(probe, for: [\.name, \.age], options: .initial) { _, change in
       changes.append(change)
     }

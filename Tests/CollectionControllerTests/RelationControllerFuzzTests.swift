@@ -143,7 +143,7 @@ extension RelationControllerFuzzTests {
     var failure: String?
     var localStats = stats
     var transaction = 0
-    albums.onChange { changes in
+    albums.onChange { [unowned albums] changes in
       localStats.add(changes)
       let current = albums.snapshot.itemIdentifiers
       do {

@@ -343,7 +343,7 @@ extension RelationControllerTests {
       \.albums, of: artist, sortedBy: [SortDescriptor(\.year)])
     let log = ChangeLog(albums)
     var seen: [[String]] = []
-    albums.onChange { _ in
+    albums.onChange { [unowned albums] _ in
       seen.append(albums.objects.map(\.name))
       if artist.albums.count < 4 { artist.albums.append(Album("n\(artist.albums.count)", year: 0)) }
     }
@@ -681,7 +681,7 @@ extension RelationControllerTests {
     let transfer = _Transfer(artist)
     var seen: [Int] = []
     await confirmation(expectedCount: 2) { delivered in
-      albums.onChange { changes in
+      albums.onChange { [unowned albums] changes in
         MainActor.assertIsolated()
         seen.append(albums.count)  // the content of this change set
         delivered()

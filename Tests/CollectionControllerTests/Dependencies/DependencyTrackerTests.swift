@@ -163,6 +163,7 @@ extension DependencyTrackerTests {
       order.total = 5  // a deleted model notifies nobody
       #expect(tracker?.contains(order) == false)
       #expect(tracker?.dependencies.map { label(of: $0) } == ["c"])
+      tracker = nil  // the handler holds the variable: a cycle until it is cleared
     }
   }
 
@@ -344,6 +345,7 @@ extension DependencyTrackerTests {
       c.name = "x"
     }
     #expect(lines == ["a[total]", "b[total]"])
+    tracker = nil  // the handler holds the variable: a cycle until it is cleared
   }
 }
 
