@@ -32,7 +32,7 @@ public struct RowPosition: Hashable, Comparable, Sendable, CustomStringConvertib
   /// - Parameter indexPath: An index path of exactly two indexes.
   /// - Precondition: `indexPath.count == 2`.
   public init(_ indexPath: IndexPath) {
-    precondition(
+    _require(
       indexPath.count == 2, "RowPosition needs an IndexPath of 2 indexes, got \(indexPath)")
     self.init(section: indexPath[0], row: indexPath[1])
   }

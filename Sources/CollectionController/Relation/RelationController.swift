@@ -193,7 +193,7 @@ extension RelationController {
   /// - Complexity: O(k), where *k* is the number of elements in the section.
   public func section(at index: Int) -> Section {
     _lock.withLock { state in
-      precondition(
+      _require(
         index >= 0 && index < state.index.sectionCount,
         "RelationController: section \(index) is out of range 0..<\(state.index.sectionCount)")
       return _section(state, at: index)
@@ -216,7 +216,7 @@ extension RelationController {
   /// - Complexity: O(1).
   public func numberOfObjects(inSection section: Int) -> Int {
     _lock.withLock { state in
-      precondition(
+      _require(
         section >= 0 && section < state.index.sectionCount,
         "RelationController: section \(section) is out of range 0..<\(state.index.sectionCount)")
       return state.index.count(inSection: section)
@@ -259,7 +259,7 @@ extension RelationController {
   /// - Complexity: O(log n), where *n* is the number of elements; no copy of the content.
   public func object(at position: RowPosition) -> Element {
     _lock.withLock { state in
-      precondition(
+      _require(
         position.section >= 0 && position.section < state.index.sectionCount
           && position.row >= 0 && position.row < state.index.count(inSection: position.section),
         "RelationController: position \(position) is out of range")

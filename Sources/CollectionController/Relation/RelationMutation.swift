@@ -85,29 +85,29 @@ extension ObservableModel {
     let edit: _RelationHint.Edit
     switch mutation {
     case .insert(let element, let index):
-      precondition(
+      _require(
         index >= 0 && index <= oldCount,
         "RelationMutation.insert: index \(index) is out of range 0...\(oldCount)")
       array.insert(element, at: index)
       edit = .insert(element, at: index)
     case .remove(let index):
-      precondition(
+      _require(
         index >= 0 && index < oldCount,
         "RelationMutation.remove: index \(index) is out of range 0..<\(oldCount)")
       let removed = array.remove(at: index)
       edit = .remove(removed, at: index)
     case .replace(let index, let element):
-      precondition(
+      _require(
         index >= 0 && index < oldCount,
         "RelationMutation.replace: index \(index) is out of range 0..<\(oldCount)")
       let old = array[index]
       array[index] = element
       edit = .replace(at: index, old: old, new: element)
     case .move(let from, let to):
-      precondition(
+      _require(
         from >= 0 && from < oldCount,
         "RelationMutation.move: source index \(from) is out of range 0..<\(oldCount)")
-      precondition(
+      _require(
         to >= 0 && to < oldCount,
         "RelationMutation.move: destination index \(to) is out of range 0..<\(oldCount)")
       let element = array.remove(at: from)
@@ -153,7 +153,7 @@ extension ObservableModel {
     at index: Int, from relation: ReferenceWritableKeyPath<Self, [Element]>
   ) -> Element {
     let count = self[keyPath: relation].count
-    precondition(
+    _require(
       index >= 0 && index < count,
       "RelationMutation.remove: index \(index) is out of range 0..<\(count)")
     let element = self[keyPath: relation][index]
