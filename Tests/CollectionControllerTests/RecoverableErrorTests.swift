@@ -1,0 +1,170 @@
+import Binding
+import CollectionController
+import Foundation
+import Testing
+
+/// Recoverable conditions throw or return `nil`/`false`, and leave the models and the
+/// controllers exactly as they were: same content, sections and relation value, no change set,
+/// no write, and the same behaviour afterwards as an untouched twin.
+@Suite struct RecoverableErrorTests {}
+
+/// Everything a receiver can read of a controller.
+private struct Observable<Key: Hashable & Comparable>: Equatable {
+  let snapshot: RelationController<Artist, Album, Key>.Snapshot
+  let names: [String]
+  let count: Int
+
+  init(_ controller: RelationController<Artist, Album, Key>) {
+    snapshot = controller.snapshot
+    names = controller.sections.map(\.name)
+    count = controller.count
+  }
+}
+
+private struct Boom: Error {}
+
+extension RecoverableErrorTests {
+  @Test(arguments: ["predicate throws", "update throws", "update changes, then throws"])
+  func aReconfigurationThatFailsChangesNothing(_ failure: String) throws {
+    let artist = Artist([
+      Album("a", year: 1981, label: Label("x")), Album("b", year: 1995),
+      Album("c", year: 1990, label: Label("y")), Album("d", year: 1984, isLive: true),
+    ])
+    func controller() throws -> RelationController<Artist, Album, Int> {
+      try RelationController(
+        \.albums, of: artist, filter: { !$0.isLive },
+        sortedBy: [SortDescriptor(\.year, order: .reverse)], sectionedBy: { $0.decade },
+        observing: [\.title])
+    }
+    let subject = try controller()
+    let twin = try controller()
+    var subjectChanges: [String] = []
+    var twinChanges: [String] = []
+    subject.onChange { subjectChanges.append("\($0)") }
+    twin.onChange { twinChanges.append("\($0)") }
+    let before = Observable(subject)
+    let relation = artist.albums.map(ObjectIdentifier.init)
+    let labels = artist.albums.map { $0.label?.name }
+
+    switch failure {
+    case "predicate throws":
+      // `b` has no label: the predicate throws for it.
+      let throwing = #Predicate<Album> { $0.label!.name == "x" }
+      #expect(throws: RelationConfigurationError.self) {
+        try subject.reconfigure { $0.filter = .init(throwing) }
+      }
+    case "update throws":
+      #expect(throws: Boom.self) { try subject.reconfigure { _ in throw Boom() } }
+    default:
+      #expect(throws: Boom.self) {
+        try subject.reconfigure { configuration in
+          configuration.filter = nil
+          configuration.sortedBy = []
+          configuration.sectionedBy = { _ in 0 }
+          configuration.observing = []
+          throw Boom()
+        }
+      }
+    }
+
+    #expect(Observable(subject) == before)
+    #expect(artist.albums.map(ObjectIdentifier.init) == relation)
+    #expect(artist.albums.map { $0.label?.name } == labels)
+    #expect(subjectChanges.isEmpty)
+    // It still filters, sorts, sections and observes as before: the same edits give the same
+    // change sets as its twin's.
+    artist.albums[1].title = "new title"  // an update
+    artist.albums[0].year = 2001  // a new section
+    artist.albums[3].isLive = false  // enters the filter
+    artist.albums[2].isLive = true  // leaves it
+    artist.insert(Album("e", year: 1999), at: 0, into: \.albums)
+    coalesce {
+      artist.albums[1].year = 1970
+      artist.remove(at: 4, from: \.albums)
+    }
+    #expect(subjectChanges.count == 6)
+    #expect(subjectChanges == twinChanges)
+    #expect(Observable(subject) == Observable(twin))
+  }
+
+  @Test func aControllerThatCannotBeCreatedLeavesTheModelsAsTheyWere() throws {
+    let artist = Artist([Album("a", label: Label("x")), Album("b")])
+    let existing = try RelationController(\.albums, of: artist, sortedBy: [SortDescriptor(\.name)])
+    var changes = 0
+    existing.onChange { _ in changes += 1 }
+    let before = Observable(existing)
+    let throwing = #Predicate<Album> { $0.label!.name == "x" }
+    #expect(throws: RelationConfigurationError.self) {
+      _ = try RelationController(\.albums, of: artist, filter: throwing)
+    }
+    #expect(Observable(existing) == before)
+    #expect(artist.albums.map(\.name) == ["a", "b"])
+    #expect(changes == 0)
+    artist.albums.append(Album("c"))
+    #expect(changes == 1)
+    #expect(existing.objects.map(\.name) == ["a", "b", "c"])
+  }
+
+  /// Removing from a set relation an element that is not in it returns `nil`, and inserting
+  /// one that is returns `false`: nothing is written, so nobody hears anything.
+  @Test func setMutationsThatChangeNothingWriteNothing() throws {
+    let a = Album("a", year: 2)
+    let b = Album("b", year: 1)
+    let stranger = Album("stranger")
+    let artist = Artist()
+    artist.albumSet = [a, b]
+    let albums = try RelationController(
+      \.albumSet, of: artist, sortedBy: [SortDescriptor(\.year)], observing: [\.title])
+    var writes = 0
+    let token = artist.observe(\.albumSet, options: .everySet) { _ in writes += 1 }
+    var changes = 0
+    albums.onChange { _ in changes += 1 }
+    let before = Observable(albums)
+    let set = artist.albumSet
+
+    #expect(artist.remove(stranger, from: \.albumSet) == nil)
+    #expect(!artist.insert(a, into: \.albumSet))
+    #expect(!artist.insert(b, into: \.albumSet))
+
+    #expect(writes == 0)
+    #expect(changes == 0)
+    #expect(artist.albumSet == set)
+    #expect(Observable(albums) == before)
+    // The controller still observes its elements and the relation.
+    a.title = "t"
+    #expect(changes == 1)
+    #expect(artist.remove(a, from: \.albumSet) === a)
+    #expect(writes == 1 && changes == 2)
+    #expect(albums.objects.map(\.name) == ["b"])
+    token.cancel()
+  }
+
+  /// Removing what the tracker does not hold, adding what it holds or a deleted model: `false`,
+  /// and the tracker is as it was.
+  @Test func trackerCallsThatChangeNothing() {
+    typealias Order = DependencyTrackerTests.Order
+    let a = Order("a")
+    let b = Order("b")
+    let stranger = Order("stranger")
+    let deleted = Order("deleted")
+    deleted.announceDeletion()
+    var lines: [String] = []
+    let tracker = DependencyTracker(delivery: .synchronous) { lines.append(describe($0)) }
+    tracker.add(a)
+    tracker.add(b)
+    let before = tracker.dependencies.map(ObjectIdentifier.init)
+
+    #expect(!tracker.remove(stranger))
+    #expect(!tracker.add(a))
+    #expect(!tracker.add(deleted))
+
+    #expect(tracker.dependencies.map(ObjectIdentifier.init) == before)
+    #expect(tracker.count == 2)
+    #expect(!tracker.contains(stranger) && !tracker.contains(deleted))
+    #expect(lines.isEmpty)
+    stranger.total = 1
+    a.total = 1
+    b.status = "paid"
+    #expect(lines == ["a[total]", "b[status]"])
+  }
+}
