@@ -30,6 +30,11 @@ public enum RelationChangeType: Hashable, Sendable {
 /// deletion, a move's source and an update name the old position; an insertion and a move's
 /// destination name the new one.
 ///
+/// A delegate may change the relation or its elements in any of these callbacks: the change is
+/// queued and comes as the next change set, after this one has reached every receiver (see
+/// ``RelationController/onChange(_:)``); the callbacks of the current change set and the content
+/// the delegate reads stay those of the current change set.
+///
 /// ```swift
 /// final class AlbumList: RelationControllerDelegate {
 ///   func relationController(
@@ -241,6 +246,12 @@ extension RelationController {
   ///   goes.
   /// - Returns: A subscription that ends the registration (it ends with the controller too).
   /// - Complexity: O(1).
+  /// - Note: Re-entrancy: a receiver (this handler, another one, the delegate) may change the
+  ///   relation or its elements while it receives a change set. The change is queued, not
+  ///   delivered inside the current delivery: every receiver of the current change set still
+  ///   gets it, in order, and reads the content of that change set; then the change comes as
+  ///   the next change set (one per transaction, in order), in the same delivery context and,
+  ///   with synchronous delivery, before the write that started the delivery returns.
   @discardableResult
   public func onChange(
     _ handler: @escaping (RelationChangeSet<Element>) -> Void
