@@ -1,0 +1,183 @@
+import Binding
+import CollectionController
+import Foundation
+import Testing
+
+/// Receivers (handlers and delegates) that change the relation or its elements while a change
+/// set is being delivered. The defined outcome (documented on `onChange` and on
+/// `RelationControllerDelegate`): the change is queued; every receiver of the current change set
+/// still gets it and reads the content of that change set; the change then comes as the next
+/// change set, before the original write returns.
+@Suite struct RelationReentrancyTests {}
+
+extension RelationReentrancyTests {
+  @Test func aChangeMadeDuringADeliveryComesNextAfterEveryReceiver() throws {
+    let artist = Artist(makeAlbums([("a", 1), ("b", 2)]))
+    let albums = try RelationController(
+      \.albums, of: artist, sortedBy: [SortDescriptor(\.year)], delivery: .synchronous)
+    var events: [String] = []
+    func names() -> String { albums.objects.map(\.name).joined() }
+    albums.onChange { changes in
+      events.append("first \(names()) \(changes)")
+      if artist.albums.count == 2 {
+        artist.insert(Album("c", year: 0), at: 0, into: \.albums)
+        events.append("first inserted c, sees \(names())")
+      }
+    }
+    albums.onChange { changes in events.append("second \(names()) \(changes)") }
+    artist.albums[0].year = 9
+    events.append("write returned")
+    #expect(
+      events == [
+        "first ba ChangeSet(moves: [0, 0]->[0, 1])",
+        "first inserted c, sees ba",
+        "second ba ChangeSet(moves: [0, 0]->[0, 1])",
+        "first cba ChangeSet(+rows: [0, 0])",
+        "second cba ChangeSet(+rows: [0, 0])",
+        "write returned",
+      ])
+  }
+
+  @Test func changesMadeInADeliveryAtTheEndOfACoalescedBlockComeBeforeItReturns() throws {
+    let artist = Artist(makeAlbums([("a", 1), ("b", 2), ("c", 3)]))
+    let albums = try RelationController(
+      \.albums, of: artist, sortedBy: [SortDescriptor(\.year)], observing: [\.title],
+      delivery: .synchronous)
+    let log = ChangeLog(albums)
+    var rounds = 0
+    albums.onChange { _ in
+      rounds += 1
+      guard rounds <= 2 else { return }
+      coalesce {  // one change set for the two edits, after this one
+        artist.albums[0].title = "t\(rounds)"
+        artist.apply(.move(from: 0, to: 2), to: \.albums)
+      }
+    }
+    coalesce {
+      artist.albums[0].year = 10
+      artist.albums[1].year = 20
+    }
+    #expect(rounds == 3)
+    #expect(log.count == 3)
+    #expect(log.failures.isEmpty, "\(log.failures)")
+    #expect(albums.objects.map(\.name) == ["c", "a", "b"])
+  }
+}
+
+/// A delegate that changes the models in its callbacks, while it has budget left.
+private final class MutatingDelegate: RelationControllerDelegate {
+  var budget: Int
+  var rng: SplitMix64
+  var calls = 0
+
+  init(budget: Int, seed: UInt64) {
+    self.budget = budget
+    self.rng = SplitMix64(seed: seed)
+  }
+
+  func relationControllerWillChangeContent(_ controller: RelationController<Artist, Album, Int>) {
+    calls += 1
+  }
+
+  func relationController(
+    _ controller: RelationController<Artist, Album, Int>, didChange element: Album,
+    at position: RowPosition?, for type: RelationChangeType, newPosition: RowPosition?
+  ) {
+    guard budget > 0, Int.random(in: 0..<4, using: &rng) == 0 else { return }
+    budget -= 1
+    switch type {
+    case .insert: element.title = "seen \(budget)"  // an update, next
+    case .move: element.year = Int.random(in: 1960..<2030, using: &rng)  // maybe a move, next
+    case .update: element.isLive.toggle()  // leaves or enters the filter, next
+    case .delete: element.year += 1  // not shown: nothing, or back in, next
+    }
+  }
+}
+
+extension RelationReentrancyTests {
+  /// Seeded random edits; a delegate and the first handler change the models while they
+  /// receive change sets, and a `ChangeLog` registered after them replays every change set
+  /// onto the previous content it read: each must give the content it reads then, and in the
+  /// end the content must equal a recomputation from the relation.
+  @Test(arguments: 0..<8)
+  func receiversThatChangeTheModelsStillGetValidChangeSets(_ seed: Int) throws {
+    var rng = SplitMix64(seed: UInt64(seed) &* 7_919 &+ 3)
+    let configuration = FuzzConfiguration.all[seed % FuzzConfiguration.all.count]
+    var counter = 0
+    func album(_ rng: inout SplitMix64) -> Album {
+      counter += 1
+      return Album(
+        "r\(counter)", year: Int.random(in: 1960..<2030, using: &rng),
+        isLive: Int.random(in: 0..<5, using: &rng) == 0,
+        tracks: [Track(Int.random(in: 10..<200, using: &rng))])
+    }
+    let artist = Artist((0..<40).map { _ in album(&rng) })
+    let albums = try RelationController(
+      \.albums, of: artist, filter: configuration.filter, sortedBy: configuration.sortedBy,
+      sectionedBy: configuration.section, observing: [\.title], delivery: .synchronous)
+    let delegate = MutatingDelegate(budget: 150, seed: UInt64(seed))
+    albums.delegate = delegate
+
+    /// One random edit of the relation or of an element.
+    func edit(_ rng: inout SplitMix64) {
+      let count = artist.albums.count
+      switch Int.random(in: 0..<9, using: &rng) {
+      case 0: artist.insert(album(&rng), at: Int.random(in: 0...count, using: &rng), into: \.albums)
+      case 1 where count > 0:
+        artist.remove(at: Int.random(in: 0..<count, using: &rng), from: \.albums)
+      case 2 where count > 0:
+        artist.apply(
+          .move(
+            from: Int.random(in: 0..<count, using: &rng), to: Int.random(in: 0..<count, using: &rng)
+          ),
+          to: \.albums)
+      case 3 where count > 0:
+        artist.apply(
+          .replace(at: Int.random(in: 0..<count, using: &rng), with: album(&rng)), to: \.albums)
+      case 4 where count > 0:
+        artist.albums[Int.random(in: 0..<count, using: &rng)].year = Int.random(
+          in: 1960..<2030, using: &rng)
+      case 5 where count > 0:
+        artist.albums[Int.random(in: 0..<count, using: &rng)].title =
+          "t\(Int.random(in: 0..<3, using: &rng))"
+      case 6 where count > 0:
+        artist.albums[Int.random(in: 0..<count, using: &rng)].tracks.append(Track(50))
+      case 7:
+        var next = artist.albums.shuffled(using: &rng).dropLast(Int.random(in: 0..<3, using: &rng))
+        next.append(album(&rng))
+        artist.albums = Array(next)
+      default:
+        coalesce {
+          for _ in 0..<Int.random(in: 1...5, using: &rng) { edit(&rng) }
+        }
+      }
+    }
+
+    var budget = 200
+    var readByFirst: [[[ObjectIdentifier]]] = []
+    var handlerRNG = SplitMix64(seed: UInt64(seed) &+ 1)
+    albums.onChange { [unowned albums] _ in
+      readByFirst.append(albums.snapshot.itemIdentifiers)
+      guard budget > 0 else { return }
+      budget -= 1
+      edit(&handlerRNG)
+    }
+    var readBySecond: [[[ObjectIdentifier]]] = []
+    let log = ChangeLog(albums)  // registered after the editing handler
+    albums.onChange { [unowned albums] _ in readBySecond.append(albums.snapshot.itemIdentifiers) }
+
+    var edits = 0
+    while budget > 0 && edits < 5_000 {
+      edit(&rng)
+      edits += 1
+    }
+
+    #expect(budget == 0, "the handler edited during deliveries")
+    #expect(delegate.budget < 150, "the delegate edited during deliveries")
+    #expect(log.count >= 200)
+    #expect(delegate.calls == log.count)
+    #expect(log.failures.isEmpty, "\(log.failures.prefix(3))")
+    #expect(readByFirst == readBySecond, "two receivers of one change set read different content")
+    #expect(albums.snapshot.itemIdentifiers == configuration.expected(artist.albums))
+  }
+}
