@@ -66,6 +66,10 @@ struct WeakObjects<Object: AnyObject> {
     for object in objects { append(object) }
   }
 
+  mutating func append(contentsOf other: WeakObjects) {
+    boxes += other.boxes
+  }
+
   /// How many are still alive.
   var alive: Int { boxes.count { $0() != nil } }
   var count: Int { boxes.count }
