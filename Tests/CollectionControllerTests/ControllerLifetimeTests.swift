@@ -207,7 +207,9 @@ extension ControllerLifetimeTests {
     #expect(weakOwner == nil)
     #expect(controller?.names() == [["a"], ["b"]])
     #expect(changeSets == 0)
-    #expect(albums.alive == 2, "the controller retains its elements")
+    withExtendedLifetime(controller) {  // release builds would end it after its last use
+      #expect(albums.alive == 2, "the controller retains its elements")
+    }
     controller = nil
     #expect(albums.alive == 0)
   }
@@ -283,7 +285,7 @@ extension ControllerLifetimeTests {
       models.append(contentsOf: orders)
       for order in orders { dependencies.add(order) }
       coalesce { for order in orders { order.total += 1 } }
-      #expect(dependencies.count == 5)
+      withExtendedLifetime(orders) { #expect(dependencies.count == 5) }  // release ends it early
     }
     #expect(models.alive == 0)
     #expect(dependencies.isEmpty)
