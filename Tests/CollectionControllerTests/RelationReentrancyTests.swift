@@ -16,7 +16,8 @@ extension RelationReentrancyTests {
     let albums = try RelationController(
       \.albums, of: artist, sortedBy: [SortDescriptor(\.year)], delivery: .synchronous)
     var events: [String] = []
-    func names() -> String { albums.objects.map(\.name).joined() }
+    // Unowned: the handlers that call it are kept by the controller.
+    let names = { [unowned albums] in albums.objects.map(\.name).joined() }
     albums.onChange { changes in
       events.append("first \(names()) \(changes)")
       if artist.albums.count == 2 {
