@@ -29,9 +29,9 @@ extension ControllerLifetimeTests {
   /// A dropped controller releases its configuration and its handlers (and so what they
   /// capture), and keeps neither the owner nor the elements alive.
   ///
-  /// It used to keep them: every element registration read the controller's private "anchor"
-  /// model and left an entry in the anchor's slot, the entry held the registration, whose key
-  /// path held the probe, which held the anchor. Nothing wrote the anchor after the controller
+  /// An earlier design kept them: every element registration read a private "anchor" model of
+  /// the controller and left an entry in its slot; the entry held the registration, whose key
+  /// path held the probe, which held the anchor. Nothing wrote the anchor once the controller
   /// was gone, so that cycle (with the configuration's closures) was never freed.
   @Test func aDroppedControllerReleasesWhatItWasGiven() throws {
     try withLifetimeTracking { tracker in
