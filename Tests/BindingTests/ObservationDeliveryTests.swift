@@ -157,8 +157,10 @@ extension ObservationDeliveryTests {
       if threads.count == 1 { deliveredBeforeNextLine.increment() }
     }
     #expect(deliveredBeforeNextLine.value == 1)
+    // The mutating thread is a new one, so this says the delivery did not hop to the main
+    // actor. (Comparing with the main actor's thread ID after the await is unreliable: a thread
+    // that has exited can have its ID reused by the thread the main actor resumes on.)
     #expect(threads.values == mutator.values)
-    #expect(threads.values.first != currentThreadID())
     token.cancel()
   }
 

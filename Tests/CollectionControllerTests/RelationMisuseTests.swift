@@ -76,3 +76,24 @@ extension RelationMisuseTests {
     #expect(standardError.contains(message), "\(standardError)")
   }
 }
+
+extension RelationMisuseTests {
+  /// Applying a change set to sections of another shape traps naming the problem, in every
+  /// build configuration.
+  @Test func applyingAChangeSetToContentOfAnotherShapeTraps() async throws {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      let artist = Artist([Album("a", year: 1), Album("b", year: 2)])
+      let albums = try RelationController(\.albums, of: artist, sortedBy: [SortDescriptor(\.year)])
+      var changes: [RelationChangeSet<Album>] = []
+      let subscription = albums.onChange { changes.append($0) }
+      artist.albums[1].year = 0
+      var wrongShape: [[String]] = []
+      changes[0].apply(to: &wrongShape) { $0.name }
+      withExtendedLifetime(subscription) {}
+    }
+    let standardError = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)
+    #expect(
+      standardError.contains("RelationChangeSet.apply(to:): the change set does not fit"),
+      "\(standardError)")
+  }
+}

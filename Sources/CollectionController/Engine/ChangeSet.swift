@@ -148,9 +148,10 @@ extension RelationChangeSet {
     var removed: [[Bool]] = sections.map { Array(repeating: false, count: $0.count) }
     var replaced: [Position: T] = [:]
     func markRemoved(_ position: Position) {
-      precondition(
+      _require(
         position.section < removed.count && position.row < removed[position.section].count,
-        "change set does not fit the sections: \(position) out of range")
+        "RelationChangeSet.apply(to:): the change set does not fit the sections: \(position) "
+          + "is out of range")
       removed[position.section][position.row] = true
     }
     for position in deletedRows { markRemoved(position) }
@@ -182,7 +183,10 @@ extension RelationChangeSet {
         continue
       }
       while deletedSections.contains(oldSection) { oldSection += 1 }
-      precondition(oldSection < sections.count, "change set does not fit the sections")
+      _require(
+        oldSection < sections.count,
+        "RelationChangeSet.apply(to:): the change set does not fit the sections: "
+          + "\(sections.count) sections, too few for the change set")
       var kept: [T] = []
       for (row, value) in sections[oldSection].enumerated() where !removed[oldSection][row] {
         kept.append(replaced[Position(section: oldSection, row: row)] ?? value)
@@ -202,9 +206,10 @@ extension RelationChangeSet {
           break
         }
       }
-      precondition(
+      _require(
         nextIncoming == incoming.count || incoming[nextIncoming].position.section != newSection,
-        "change set does not fit the sections: a row lands beyond the end of section \(newSection)")
+        "RelationChangeSet.apply(to:): the change set does not fit the sections: a row lands "
+          + "beyond the end of section \(newSection)")
       result.append(rows)
       oldSection += 1
     }
