@@ -179,8 +179,14 @@ final class _AccessRecorder {
 
 /// Records a read of an `@Observed` property of `object` whose slot is `slot`, if this thread
 /// is tracking; returns the property's slot, made now if the recorder needs one.
+///
+/// `releasenone` lets the getter skip retaining the object around this call (without it, every
+/// untracked read pays a retain and release: 3 → 12 ns). The promise holds for everything the
+/// caller can see: the only releases here are of objects the caller never had (a recorder
+/// buffer replaced when it grows, a state that lost the race to be installed).
 @usableFromInline
 @inline(never)
+@_effects(releasenone)
 func _recordRead<Root: ObservableModel>(
   _ object: Root, _ slot: UnsafeMutableRawPointer?
 ) -> UnsafeMutableRawPointer? {
