@@ -285,7 +285,7 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
       var value: Value?
       let read = self.read
       if let slot = _singleSlot,
-        slot._withUnsafeGuaranteedRef({ _AccessRecorder.readsOnly($0, { value = read(root) }) }),
+        _AccessRecorder.readsOnly(slot.toOpaque(), { value = read(root) }),
         let value, let oldValue = _singleValue
       {
         _singleValue = value

@@ -134,11 +134,14 @@ final class _AccessRecorder {
     }
   }
 
-  /// Runs `body` with tracking and tells whether it read `slot` and nothing else.
+  /// Runs `body` with tracking and tells whether it read the slot at `slot` and nothing else.
+  ///
+  /// The slot is passed as its address, so that nothing is retained to capture it (this runs
+  /// on every change of a single-property registration).
   @usableFromInline
-  static func readsOnly(_ slot: _AnySlot, _ body: () -> Void) -> Bool {
+  static func readsOnly(_ slot: UnsafeMutableRawPointer, _ body: () -> Void) -> Bool {
     _withRecorder { recorder in
-      recorder.expectedSingle = Unmanaged.passUnretained(slot).toOpaque()
+      recorder.expectedSingle = slot
       body()
       return !recorder.mismatch && recorder.matched == 1
     }
