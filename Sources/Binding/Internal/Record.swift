@@ -243,17 +243,23 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
   @inlinable
   func propertyDidChange(_ owner: AnyObject) -> Bool {
     guard isActive else { return false }
-    let root: Root
     if _single || ObjectIdentifier(owner) == rootID {
       // `owner` is the root itself (in single-property mode only the root's slot holds this
-      // registration's entry; otherwise the identities match): alive, in its own setter.
-      root = unsafeDowncast(owner, to: Root.self)
-    } else if let alive = _aliveRoot() {
-      root = alive
-    } else {
+      // registration's entry; otherwise the identities match): alive, in its own setter. Passed
+      // on directly, so that it is not retained (a merged `let root` with the branch below
+      // would be).
+      return _rootDidChange(unsafeDowncast(owner, to: Root.self))
+    }
+    guard let root = _aliveRoot() else {
       cancel()
       return false
     }
+    return _rootDidChange(root)
+  }
+
+  /// Re-evaluates for `root`, now or at the end of the open coalesced transaction.
+  @inlinable
+  func _rootDidChange(_ root: Root) -> Bool {
     if options.contains(.coalesced), let scope = _openCoalescingScope() {
       // Evaluated once at the end: the old value is the last one delivered, the new one is
       // read then, which is the first old value and the last new value.
