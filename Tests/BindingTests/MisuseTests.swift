@@ -23,7 +23,8 @@ extension MisuseTests {
     }
     let message = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)
     #expect(message.contains("of User reads no @Observed property"))
-    // Naming the computed property itself: see KnownFailuresTests.
+    // The key path is in the message as Swift describes it; for a computed property that is
+    // `\User.<computed 0x… (Int)>`, since the runtime keeps no names of computed properties.
   }
 
   @Test func bindingToAKeyPathThatReadsNothingTraps() async throws {

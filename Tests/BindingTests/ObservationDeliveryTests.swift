@@ -19,8 +19,6 @@ private func renameOnAnotherThread(_ handoff: Handoff<User>, count: Int = change
 // MARK: - Main-actor targets and receivers
 
 extension ObservationDeliveryTests {
-  // Synchronous delivery for changes made on the main actor: see KnownFailuresTests.
-
   @MainActor
   @Test func mainActorTargetHearsChangesMadeOnTheMainActor() async {
     let user = User()
