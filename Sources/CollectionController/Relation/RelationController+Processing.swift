@@ -392,7 +392,10 @@ extension RelationController {
       let element = _element(member)
       let previous = member.watch
       member.watch = _watch(element, replacing: previous, state).watch
-      // No watch: the element announced its deletion; its `.deleted` event is on its way.
+      // No watch: the element announced its deletion. Its `.deleted` event may never come (the
+      // deletion can run between ending the previous watch and adding the new one, and then
+      // finds no live watch to tell), so the element leaves here.
+      if member.watch == nil { member.deleted = true }
       if member.watch !== previous { state.members[id] = member }
       _touch(element, state)
     case .deleted(let id):
@@ -425,6 +428,8 @@ extension RelationController {
         if !member.deleted {
           (member.watch, member.fingerprint) = _watch(
             _element(member), replacing: member.watch, state)
+          // No watch: deleted meanwhile (see `.element` above).
+          if member.watch == nil { member.deleted = true }
         }
         state.members[id] = member
         _touch(_element(member), state)
