@@ -86,16 +86,19 @@ package func _watch<Root: ObservableModel>(
   if let previous, previous.isLive, previous.readsOnlyElement, readsOnlyElement {
     if !state.isDeleted { return previous }
   }
-  previous?.deactivate()
+  // The new watch is listed before the previous one ends, so that a write on another thread in
+  // between reaches one of them (at worst both: one more re-evaluation).
   let watch = _Watch(
     sink: sink, element: ObjectIdentifier(element), readsOnlyElement: readsOnlyElement)
   guard state.add(watch) else {
     watch.deactivate()
+    previous?.deactivate()
     return nil
   }
   for other in read where other !== state {
     // An object that announced its deletion has nothing more to tell.
     _ = other.add(watch)
   }
+  previous?.deactivate()
   return watch
 }
