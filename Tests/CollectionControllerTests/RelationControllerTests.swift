@@ -719,3 +719,32 @@ extension RelationControllerTests {
     #expect(albums.objects.map(ObjectIdentifier.init) == owner.albums.map(ObjectIdentifier.init))
   }
 }
+
+extension RelationControllerTests {
+  /// Found by review: with several transactions queued before a drain, an element moved early
+  /// (because a later transaction changed it) must not have that later transaction's attribute
+  /// change reported in the earlier change set, which would leave the later one empty.
+  @Test func queuedTransactionsReportEachOwnAttributeChange() throws {
+    let a = Album("a", year: 1)
+    let b = Album("b", year: 2)
+    let c = Album("c", year: 3)
+    let owner = Artist([a, b, c])
+    let queue = DispatchQueue(label: "queuedTransactionsReportEachOwnAttributeChange")
+    let albums = try RelationController(
+      \.albums, of: owner, sortedBy: [SortDescriptor(\.year)], observing: [\.title],
+      delivery: .queue(queue))
+    let sets = TrackerTestLock<[RelationChangeSet<Album>]>([])
+    let subscription = albums.onChange { changes in sets.withLock { $0.append(changes) } }
+    queue.suspend()
+    a.year = 10
+    c.title = "new"
+    queue.resume()
+    queue.sync {}
+    queue.sync {}
+    let delivered = sets.withLock { $0 }
+    #expect(delivered.count == 2)
+    #expect(delivered.first?.updatedElements.isEmpty == true)
+    #expect(delivered.last?.updatedElements.map(\.name) == ["c"])
+    withExtendedLifetime(subscription) {}
+  }
+}

@@ -71,7 +71,9 @@ extension RelationController {
   /// One observed event, in the order it happened.
   enum _Event {
     case relation(_RelationValue<Element>, hint: _RelationHint?)
-    case element(ObjectIdentifier)
+    /// Something the element's functions read changed; `fingerprint` is its observed
+    /// attributes' fingerprint just after the change (read on the writing thread).
+    case element(ObjectIdentifier, fingerprint: Int)
     case deleted(ObjectIdentifier)
     case ownerDeleted
     case reconfigure(_Config<Element, SectionKey>)
@@ -114,6 +116,9 @@ extension RelationController {
     var triggerFired = false
     var dirtyIndex: [ObjectIdentifier: Int] = [:]
     var dirty: [(element: Element, changedAttributes: Bool)] = []
+    /// The observed attributes' fingerprint after the last change of each element changed in
+    /// this transaction, compared with the member's when the transaction runs.
+    var latestFingerprints: [ObjectIdentifier: Int] = [:]
     weak var delegate: (any RelationControllerDelegate<Owner, Element, SectionKey>)?
     var handlers: [(id: UInt64, call: (RelationChangeSet<Element>) -> Void)] = []
     var streams: [UInt64: AsyncStream<_Transfer<RelationChangeSet<Element>>>.Continuation] = [:]
@@ -203,10 +208,46 @@ extension RelationController {
   }
 }
 
+/// What re-watching an element after a change found.
+enum _Rewatch {
+  /// Re-watched; its observed attributes' fingerprint now.
+  case changed(fingerprint: Int)
+  /// Not (or no longer) a member: nothing to tell.
+  case notAMember
+  /// It announced its deletion.
+  case deleted
+}
+
 extension RelationController: _WatchReceiver {
   /// Something an element's functions read changed, or the element was deleted.
+  ///
+  /// Runs on the writing thread, right after the write, as key-path observation does: the
+  /// element is re-evaluated and re-watched here (following a replaced label or new tracks),
+  /// and its observed attributes are read here, by the thread that changed them, not by
+  /// whichever thread later drains the events.
   package func _watchFired(_ id: ObjectIdentifier, elementDeleted: Bool) {
-    _enqueue(elementDeleted ? .deleted(id) : .element(id))
+    if elementDeleted {
+      _enqueue(.deleted(id))
+      return
+    }
+    let outcome = _lock.withLock { state -> _Rewatch in
+      guard var member = state.members[id], !member.deleted else { return .notAMember }
+      let previous = member.watch
+      let (watch, fingerprint) = _watch(_element(member), replacing: previous, state)
+      guard let watch else { return .deleted }
+      if watch !== previous {
+        member.watch = watch
+        state.members[id] = member
+      }
+      return .changed(fingerprint: fingerprint)
+    }
+    switch outcome {
+    case .changed(let fingerprint): _enqueue(.element(id, fingerprint: fingerprint))
+    case .notAMember: break
+    // The element announced its deletion meanwhile; that deletion may not tell us (it can run
+    // between ending the previous watch and adding the new one, and then finds no live watch).
+    case .deleted: _enqueue(.deleted(id))
+    }
   }
 }
 
@@ -274,7 +315,7 @@ extension RelationController {
           // Elements whose events are still queued may already have new keys: move them now
           // (their own transaction then finds them in place), so that no comparison reads a
           // key that disagrees with the element's place in the index.
-          for case .element(let id) in state.queue {
+          for case .element(let id, _) in state.queue {
             if let member = state.members[id], !member.deleted {
               _touch(_element(member), state)
             }
@@ -295,18 +336,18 @@ extension RelationController {
   func _transaction(_ state: _State) -> _Delivery? {
     guard !state.dirty.isEmpty else { return nil }
     _healAroundTouched(state)
-    // An observed attribute changed if its fingerprint differs from the last transaction's.
-    if !state.config.observing.isEmpty {
-      for index in state.dirty.indices {
-        let id = ObjectIdentifier(state.dirty[index].element)
-        guard let member = state.members[id], !member.deleted else { continue }
-        let fingerprint = state.config.fingerprint(state.dirty[index].element)
-        if fingerprint != member.fingerprint {
-          state.dirty[index].changedAttributes = true
-          state.members[id]?.fingerprint = fingerprint
-        }
-      }
+    // An observed attribute changed if its fingerprint after the transaction's last change of
+    // the element differs from the one at the previous comparison. Only elements changed in
+    // this transaction are compared (others may be here because a later transaction moved
+    // them: that one reports their attributes).
+    for (id, fingerprint) in state.latestFingerprints {
+      guard let slot = state.dirtyIndex[id], let member = state.members[id], !member.deleted,
+        fingerprint != member.fingerprint
+      else { continue }
+      state.dirty[slot].changedAttributes = true
+      state.members[id]?.fingerprint = fingerprint
     }
+    state.latestFingerprints = [:]
     let touched = state.dirty
     state.dirty = []
     state.dirtyIndex = [:]
@@ -384,20 +425,12 @@ extension RelationController {
 extension RelationController {
   func _fold(_ event: _Event, into state: _State) {
     switch event {
-    case .element(let id):
-      // Re-evaluated now: exact (it reads current values) and it follows what the element
-      // reads (a replaced label, a new track).
-      // Its observed attributes are compared when the transaction runs (see `_transaction`).
-      guard var member = state.members[id], !member.deleted else { return }
-      let element = _element(member)
-      let previous = member.watch
-      member.watch = _watch(element, replacing: previous, state).watch
-      // No watch: the element announced its deletion. Its `.deleted` event may never come (the
-      // deletion can run between ending the previous watch and adding the new one, and then
-      // finds no live watch to tell), so the element leaves here.
-      if member.watch == nil { member.deleted = true }
-      if member.watch !== previous { state.members[id] = member }
-      _touch(element, state)
+    case .element(let id, let fingerprint):
+      // Already re-watched by `_watchFired`; placed when the transaction runs, and its observed
+      // attributes compared then (see `_transaction`).
+      guard let member = state.members[id], !member.deleted else { return }
+      state.latestFingerprints[id] = fingerprint
+      _touch(_element(member), state)
     case .deleted(let id):
       guard var member = state.members[id], !member.deleted else { return }
       member.deleted = true
@@ -422,6 +455,8 @@ extension RelationController {
       state.lastSetCount = set.count
     case .reconfigure(let config):
       state.config = config
+      // Fingerprints of the old configuration's attributes compare with nothing now.
+      state.latestFingerprints = [:]
       _comparator.compare = config.compare
       for (id, member) in state.members {
         var member = member
