@@ -305,6 +305,7 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
     if _AccessRecorder.readsSame(reads, { value = read(root) }), let value {
       let oldValue = _state.withLock { state -> Value? in
         guard state != nil else { return nil }
+        // Safe: checked non-nil just above, under the same lock.
         defer { state!.value = value }
         return state!.value
       }

@@ -175,7 +175,7 @@ final class _AccessRecorder {
   static func track<R>(_ body: () -> R) -> (R, [_AnySlot]) {
     var result: R?
     let slots = trackSlots { result = body() }
-    // `track` runs its body exactly once, which set `result`.
+    // `trackSlots` runs its body exactly once, which set `result`.
     return (result!, slots)
   }
 }
@@ -228,7 +228,8 @@ func _makeSlot<Root: ObservableModel>(_ object: Root) -> UnsafeMutableRawPointer
 func _slotForUnobservedSet<Root: ObservableModel>(
   _ object: Root, state stateAddress: UInt
 ) -> UnsafeMutableRawPointer? {
-  // The object owns its state (one retained reference) and is alive during its own setter.
+  // The object owns its state (one retained reference) and is alive during its own setter;
+  // the address is non-zero (the setter returns before calling this when it is 0).
   let observed = Unmanaged<_ModelState>.fromOpaque(UnsafeRawPointer(bitPattern: stateAddress)!)
     ._withUnsafeGuaranteedRef { $0._hasAnyRecords.load(ordering: .acquiring) }
   return observed ? _makeSlot(object) : nil
@@ -257,7 +258,8 @@ func _didSet(
   }
   slot._withUnsafeGuaranteedRef { slot in
     // "Any property" registrations first, so that what they list follows the order of the
-    // writes even when a key-path observer writes another property from its callback.
+    // writes even when a key-path observer writes another property from its callback. The
+    // address is non-zero: a slot exists only once the object's state does.
     let state = Unmanaged<_ModelState>.fromOpaque(UnsafeRawPointer(bitPattern: stateAddress)!)
     state._withUnsafeGuaranteedRef { state in
       if state._hasAnyRecords.load(ordering: .acquiring) {

@@ -84,6 +84,8 @@ final class Artist: ObservableModel {
 final class ChangeLog<Owner: ObservableModel, Element: ObservableModel, Key: Hashable & Comparable>:
   @unchecked Sendable
 {
+  // `@unchecked Sendable`: its state is written only by the controller's deliveries, which the
+  // controller serialises, and read by the test after the deliveries it waits for.
   let controller: RelationController<Owner, Element, Key>
   private(set) var changes: [RelationChangeSet<Element>] = []
   private(set) var failures: [String] = []
