@@ -696,6 +696,20 @@ extension RelationControllerTests {
     #expect(albums.count == 3)
   }
 
+  /// Main-actor delivery of a change made on the main actor is synchronous: the change set has
+  /// arrived when the write returns. (On Linux `swift test` serves the main actor from the main
+  /// queue on another thread than the process's main thread, so `Thread.isMainThread` cannot
+  /// tell; Binding's deliveries had the same defect, see `RegressionTests`.)
+  @MainActor @Test func mainActorDeliveryOfAChangeMadeOnTheMainActorIsSynchronous() throws {
+    let artist = Artist(makeAlbums([("a", 1)]))
+    let albums = try RelationController(\.albums, of: artist, delivery: .mainActor)
+    var delivered = 0
+    let subscription = albums.onChange { _ in delivered += 1 }
+    artist.albums.append(Album("b"))
+    #expect(delivered == 1)
+    withExtendedLifetime(subscription) {}
+  }
+
   @Test func changesOnManyThreadsAreSerialised() async throws {
     let owner = Artist((0..<200).map { Album("\($0)", year: $0 % 7) })
     // Updates only: nothing the controller compares is written, so the workers, each editing

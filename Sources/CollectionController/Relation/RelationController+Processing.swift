@@ -262,7 +262,7 @@ extension RelationController {
         state.draining = true
         return .now
       case .mainActor:
-        if Thread.isMainThread {
+        if _isOnMainQueue() {
           state.draining = true
           return .now
         }

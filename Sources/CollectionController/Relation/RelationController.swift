@@ -668,8 +668,8 @@ public struct RelationDelivery: Sendable {
   /// On the thread that made the change, before the change returns (changes arriving while
   /// another thread delivers are delivered by that thread, after the current delivery).
   public static let synchronous = RelationDelivery(kind: .synchronous)
-  /// On the main actor: at once when the change happens on the main thread and nothing is
-  /// queued, otherwise queued in order.
+  /// On the main actor: at once when the change happens on the main actor (the main queue)
+  /// and nothing is queued, otherwise queued in order.
   public static let mainActor = RelationDelivery(kind: .mainActor)
 
   /// Asynchronously on `queue`, in order.
