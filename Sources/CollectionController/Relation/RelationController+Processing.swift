@@ -136,19 +136,27 @@ extension RelationController {
 extension RelationController {
   /// Queues an event; arms the transaction trigger for the first event after a commit.
   func _enqueue(_ event: _Event, commit: Bool = false) {
-    let arm = _lock.withLock { state -> Bool in
-      state.queue.append(event)
-      if commit {
-        state.queue.append(.commit)
-        state.eventsSinceCommit = 0
-        return false
-      }
-      state.eventsSinceCommit += 1
-      guard !state.armed else { return false }
-      state.armed = true
-      state.writingTrigger = true
-      return true
+    let arm = _lock.withLock { state in _append(event, commit: commit, state) }
+    _afterAppend(arming: arm, commit: commit)
+  }
+
+  /// Appends an event under the lock; returns whether the caller must arm the trigger.
+  func _append(_ event: _Event, commit: Bool, _ state: _State) -> Bool {
+    state.queue.append(event)
+    if commit {
+      state.queue.append(.commit)
+      state.eventsSinceCommit = 0
+      return false
     }
+    state.eventsSinceCommit += 1
+    guard !state.armed else { return false }
+    state.armed = true
+    state.writingTrigger = true
+    return true
+  }
+
+  /// What follows an append, outside the lock: arming the trigger, or draining a commit.
+  func _afterAppend(arming arm: Bool, commit: Bool) {
     if arm {
       _armTrigger()
     } else if commit {
@@ -208,16 +216,6 @@ extension RelationController {
   }
 }
 
-/// What re-watching an element after a change found.
-enum _Rewatch {
-  /// Re-watched; its observed attributes' fingerprint now.
-  case changed(fingerprint: Int)
-  /// Not (or no longer) a member: nothing to tell.
-  case notAMember
-  /// It announced its deletion.
-  case deleted
-}
-
 extension RelationController: _WatchReceiver {
   /// Something an element's functions read changed, or the element was deleted.
   ///
@@ -230,24 +228,25 @@ extension RelationController: _WatchReceiver {
       _enqueue(.deleted(id))
       return
     }
-    let outcome = _lock.withLock { state -> _Rewatch in
-      guard var member = state.members[id], !member.deleted else { return .notAMember }
+    // One lock: re-watch, then queue the event.
+    let arm = _lock.withLock { state -> Bool? in
+      guard var member = state.members[id], !member.deleted else { return nil }
       let previous = member.watch
       let (watch, fingerprint) = _watch(_element(member), replacing: previous, state)
-      guard let watch else { return .deleted }
+      guard let watch else {
+        // It announced its deletion meanwhile; that deletion may not tell us (it can run
+        // between ending the previous watch and adding the new one, and then finds no live
+        // watch).
+        return _append(.deleted(id), commit: false, state)
+      }
       if watch !== previous {
         member.watch = watch
         state.members[id] = member
       }
-      return .changed(fingerprint: fingerprint)
+      return _append(.element(id, fingerprint: fingerprint), commit: false, state)
     }
-    switch outcome {
-    case .changed(let fingerprint): _enqueue(.element(id, fingerprint: fingerprint))
-    case .notAMember: break
-    // The element announced its deletion meanwhile; that deletion may not tell us (it can run
-    // between ending the previous watch and adding the new one, and then finds no live watch).
-    case .deleted: _enqueue(.deleted(id))
-    }
+    // `nil`: not (or no longer) a member, nothing to tell.
+    if let arm { _afterAppend(arming: arm, commit: false) }
   }
 }
 
@@ -767,13 +766,6 @@ extension RelationController: _Drainable {}
 /// Runs `controller`'s drain on `queue`, unless the controller is gone by then.
 func _schedule(_ controller: any _Drainable, on queue: DispatchQueue) {
   queue.async { [weak controller] in controller?._scheduledDrain() }
-}
-
-/// Marks a longest strictly increasing subsequence of `values` (the engine's routine).
-///
-/// - Complexity: O(m log m) for *m* values.
-func _longestIncreasingRun(_ values: [UInt64]) -> [Bool] {
-  _longestIncreasingSubsequence(values)
 }
 
 /// One element of a relation, as a controller keeps it.
