@@ -85,7 +85,9 @@ final class _AccessRecorder {
   private func reset() {
     for index in 0..<count { buffer[index].release() }
     if recordsObjects {
-      objects.removeAll(keepingCapacity: true)
+      // The caller took the list (`trackObjects` returns it): keeping its capacity here would
+      // only copy a buffer nobody needs.
+      objects = []
       recordsObjects = false
     }
     count = 0

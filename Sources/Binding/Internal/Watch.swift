@@ -14,7 +14,8 @@ import Synchronization
 package protocol _WatchReceiver: AnyObject, Sendable {
   /// An object that the evaluation of the element `id` read changed, or, when
   /// `elementDeleted`, the element announced its deletion. Runs on the writing thread, after
-  /// the write; it must not block.
+  /// the write, with no lock of Binding's held (the receiver may take its own and evaluate the
+  /// element there).
   func _watchFired(_ id: ObjectIdentifier, elementDeleted: Bool)
 }
 
