@@ -28,8 +28,12 @@ let package = Package(
     // executable is its `main.swift`.
     .target(name: "MusicCatalog", dependencies: ["Binding", "CollectionController"]),
     .executableTarget(name: "MusicCatalogDemo", dependencies: ["MusicCatalog"]),
-    .testTarget(name: "BindingTests", dependencies: ["Binding"]),
-    .testTarget(name: "CollectionControllerTests", dependencies: ["CollectionController"]),
+    // What both test targets use: a live-instance tracker, a lock ThreadSanitizer sees, a
+    // seeded generator. Not a product.
+    .target(name: "TestSupport", path: "Tests/TestSupport"),
+    .testTarget(name: "BindingTests", dependencies: ["Binding", "TestSupport"]),
+    .testTarget(
+      name: "CollectionControllerTests", dependencies: ["CollectionController", "TestSupport"]),
     .testTarget(name: "MusicCatalogTests", dependencies: ["MusicCatalog"]),
   ],
   swiftLanguageModes: [.v6]

@@ -1,4 +1,5 @@
 import Binding
+import TestSupport
 import Testing
 
 /// `BindingReceiver`: `bind`, `unbind`, `unbindAll`, `boundKeyPaths`, two-way bindings.

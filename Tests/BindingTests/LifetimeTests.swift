@@ -1,4 +1,5 @@
 import Binding
+import TestSupport
 import Testing
 
 /// A registration retains neither side (weak references, tracked lifetimes).

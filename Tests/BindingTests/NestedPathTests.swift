@@ -1,4 +1,5 @@
 import Binding
+import TestSupport
 import Testing
 
 /// Paths through other models (`\.address?.city`) and computed properties.

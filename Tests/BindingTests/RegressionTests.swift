@@ -1,5 +1,6 @@
 import Binding
 import Foundation
+import TestSupport
 import Testing
 
 /// Tests written against defects that review found (each comment says what used to happen);

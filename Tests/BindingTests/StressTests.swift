@@ -1,4 +1,5 @@
 import Binding
+import TestSupport
 import Testing
 
 /// Many threads registering, cancelling, mutating their own objects, deallocating targets and
@@ -8,18 +9,6 @@ import Testing
 
 private let threadCount = 4
 private let operationsPerThread = 30_000
-
-/// A repeatable random number generator (SplitMix64).
-private struct SplitMix64: RandomNumberGenerator {
-  var state: UInt64
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-}
 
 /// What one registration heard, and what it should have heard.
 private final class Tally {
@@ -68,7 +57,7 @@ private struct Report: Sendable {
 private let graveyard = TSanVisibleLock<[ObservationToken]>([])
 
 private func runWorker(seed: UInt64, tracker: LifetimeTracker) -> Report {
-  var rng = SplitMix64(state: seed)
+  var rng = SplitMix64(seed: seed)
   var report = Report()
   var models: [User] = []
   var targets: [StressTarget] = []

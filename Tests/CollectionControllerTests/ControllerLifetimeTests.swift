@@ -1,6 +1,7 @@
 import Binding
 import CollectionController
 import Foundation
+import TestSupport
 import Testing
 
 /// What relation controllers and dependency trackers keep alive, and for how long: they retain

@@ -1,6 +1,7 @@
 import Binding
 import CollectionController
 import Foundation
+import TestSupport
 import Testing
 
 /// Everything at once, on several threads: registering, cancelling and handing over tokens,
@@ -287,8 +288,8 @@ private func runStress(threads: Int, operationsPerThread: Int) -> StressReport {
   report.threads = threads
   report.registrationsAtStart = _liveRegistrationCount
   let lifetimes = LifetimeTracker()
-  let graveyard = TrackerTestLock<[Buried]>([])
-  let sharedCounts = TrackerTestLock<[String: SharedCount]>([:])
+  let graveyard = TSanVisibleLock<[Buried]>([])
+  let sharedCounts = TSanVisibleLock<[String: SharedCount]>([:])
   var sharedTracker: DependencyTracker? = DependencyTracker(
     dismissOnDeletion: false, delivery: .synchronous
   ) { event in
@@ -303,8 +304,8 @@ private func runStress(threads: Int, operationsPerThread: Int) -> StressReport {
   }
   // Threads reach the shared tracker through a box that is emptied after the join, so that no
   // thread object's closure keeps it alive after the join.
-  let sharedBox = TrackerTestLock(sharedTracker)
-  let results = TrackerTestLock<[Handed<WorkerResult>]>([])
+  let sharedBox = TSanVisibleLock(sharedTracker)
+  let results = TSanVisibleLock<[Handed<WorkerResult>]>([])
   onThreads(threads) { thread in
     // Safe to unwrap: the box is emptied only after every thread joined.
     let tracker = sharedBox.withLock { $0 }!
@@ -400,7 +401,7 @@ private func runStress(threads: Int, operationsPerThread: Int) -> StressReport {
 
 private func runWorker(
   thread: Int, operations: Int, lifetimes: LifetimeTracker,
-  graveyard: TrackerTestLock<[Buried]>, shared: DependencyTracker
+  graveyard: TSanVisibleLock<[Buried]>, shared: DependencyTracker
 ) -> WorkerResult {
   var rng = SplitMix64(seed: UInt64(thread + 1) &* 0x9E37_79B9_7F4A_7C15)
   var result = WorkerResult()

@@ -1,5 +1,6 @@
 import Binding
 import Foundation
+import TestSupport
 import Testing
 
 @testable import CollectionController
@@ -747,7 +748,7 @@ extension RelationControllerTests {
     let albums = try RelationController(
       \.albums, of: owner, sortedBy: [SortDescriptor(\.year)], observing: [\.title],
       delivery: .queue(queue))
-    let sets = TrackerTestLock<[RelationChangeSet<Album>]>([])
+    let sets = TSanVisibleLock<[RelationChangeSet<Album>]>([])
     let subscription = albums.onChange { changes in sets.withLock { $0.append(changes) } }
     queue.suspend()
     a.year = 10

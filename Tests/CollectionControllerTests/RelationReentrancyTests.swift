@@ -1,6 +1,7 @@
 import Binding
 import CollectionController
 import Foundation
+import TestSupport
 import Testing
 
 /// Receivers (handlers and delegates) that change the relation or its elements while a change

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestSupport
 
 /// Hands a non-`Sendable` value (a model, a target) to another thread.
 ///
@@ -15,24 +16,6 @@ final class AtomicCounter: Sendable {
   private let storage = Atomic<Int>(0)
   var value: Int { storage.load(ordering: .acquiring) }
   func increment() { storage.add(1, ordering: .acquiringAndReleasing) }
-}
-
-/// A value behind a lock that ThreadSanitizer understands.
-///
-/// `Synchronization.Mutex` locks with futex system calls on Linux, which ThreadSanitizer does not
-/// see, so it reports every access it protects as a race; `NSLock` is a pthread mutex there.
-final class TSanVisibleLock<Value>: @unchecked Sendable {
-  // Safe: `value` is only touched while `lock` is held.
-  private let lock = NSLock()
-  private var value: Value
-
-  init(_ value: Value) { self.value = value }
-
-  func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
-    lock.lock()
-    defer { lock.unlock() }
-    return try body(&value)
-  }
 }
 
 /// A list any thread may append to.

@@ -1,4 +1,5 @@
 import Binding
+import TestSupport
 
 /// A model read through a nested path (`\User.address?.city`).
 final class Address: ObservableModel {

@@ -2,6 +2,7 @@ import Binding
 import CollectionController
 import Dispatch
 import Foundation
+import TestSupport
 
 extension DependencyTrackerTests {
   /// An order; `==` is always true, so any test passing through `==` would fail.
@@ -45,27 +46,9 @@ func describe(_ event: DependencyEvent) -> String {
   }
 }
 
-/// A value behind a lock that ThreadSanitizer understands.
-///
-/// `Synchronization.Mutex` locks with futex system calls on Linux, which ThreadSanitizer does not
-/// see, so it reports every access it protects as a race; `NSLock` is a pthread mutex there.
-final class TrackerTestLock<Value>: @unchecked Sendable {
-  // Safe: `value` is only touched while `lock` is held.
-  private let lock = NSLock()
-  private var value: Value
-
-  init(_ value: Value) { self.value = value }
-
-  func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-    lock.lock()
-    defer { lock.unlock() }
-    return try body(&value)
-  }
-}
-
 /// A thread-safe list of strings.
 final class Lines: Sendable {
-  private let lines = TrackerTestLock<[String]>([])
+  private let lines = TSanVisibleLock<[String]>([])
 
   func append(_ line: String) { lines.withLock { $0.append(line) } }
 

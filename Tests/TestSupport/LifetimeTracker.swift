@@ -1,18 +1,23 @@
 import Testing
 
-/// Counts live instances of the objects that hold one of its leases, so a test can fail when
-/// observers, targets, receivers or models outlive their scope (after swift-collections'
-/// `LifetimeTracked`).
-final class LifetimeTracker: Sendable {
+/// Counts live instances of the objects that hold one of its leases, so that a test fails when
+/// observers, targets, receivers, models, controllers or what they captured outlive their scope
+/// (after swift-collections' `LifetimeTracked`).
+public final class LifetimeTracker: Sendable {
   private let counts = TSanVisibleLock<(live: Int, created: Int)>((0, 0))
 
+  /// Creates a tracker with nothing leased.
+  public init() {}
+
   /// The number of leased objects still alive.
-  var live: Int { counts.withLock { $0.live } }
+  public var live: Int { counts.withLock { $0.live } }
   /// The number of leases handed out.
-  var created: Int { counts.withLock { $0.created } }
+  public var created: Int { counts.withLock { $0.created } }
 
   /// A lease for one object: keep it in a stored property; it ends when the object dies.
-  func lease() -> Lease {
+  ///
+  /// - Returns: The lease.
+  public func lease() -> Lease {
     counts.withLock { counts in
       counts.live += 1
       counts.created += 1
@@ -23,7 +28,7 @@ final class LifetimeTracker: Sendable {
   fileprivate func end() { counts.withLock { $0.live -= 1 } }
 
   /// Ends with the object that stores it.
-  final class Lease: Sendable {
+  public final class Lease: Sendable {
     private let tracker: LifetimeTracker
     fileprivate init(tracker: LifetimeTracker) { self.tracker = tracker }
     deinit { tracker.end() }
@@ -31,7 +36,12 @@ final class LifetimeTracker: Sendable {
 }
 
 /// Runs `body` with a fresh tracker and fails if anything it leased is still alive afterwards.
-func withLifetimeTracking<R>(
+///
+/// - Parameters:
+///   - sourceLocation: Where a failure is reported.
+///   - body: The scope; it leases what it creates.
+/// - Returns: What `body` returns.
+public func withLifetimeTracking<R>(
   sourceLocation: SourceLocation = #_sourceLocation,
   _ body: (LifetimeTracker) throws -> R
 ) rethrows -> R {
@@ -44,7 +54,13 @@ func withLifetimeTracking<R>(
 }
 
 /// Async form of `withLifetimeTracking(_:)`.
-func withLifetimeTracking<R>(
+///
+/// - Parameters:
+///   - isolation: The caller's isolation; leave the default.
+///   - sourceLocation: Where a failure is reported.
+///   - body: The scope; it leases what it creates.
+/// - Returns: What `body` returns.
+public func withLifetimeTracking<R>(
   isolation: isolated (any Actor)? = #isolation,
   sourceLocation: SourceLocation = #_sourceLocation,
   _ body: (LifetimeTracker) async throws -> R
