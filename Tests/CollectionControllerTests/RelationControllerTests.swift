@@ -193,6 +193,27 @@ extension RelationControllerTests {
     #expect(log.failures.isEmpty, "\(log.failures)")
   }
 
+  /// Observed attributes that are not `Hashable`: objects (optional or not) compare by
+  /// identity; other values count as changed whenever the element is re-evaluated.
+  @Test func observedObjectsCompareByIdentityOtherValuesAlwaysChange() throws {
+    let emi = Label("EMI")
+    let artist = Artist([Album("a", label: emi), Album("b")])
+    let albums = try RelationController(\.albums, of: artist, observing: [\.label])
+    let log = ChangeLog(albums)
+    artist.albums[0].label = emi  // the same object: no update
+    #expect(log.count == 0)
+    artist.albums[0].label = Label("EMI")  // another object, equal name: an update
+    #expect(log.last?.updatedRows == [RowPosition(section: 0, row: 0)])
+    artist.albums[1].label = nil  // nil to nil: no update
+    #expect(log.count == 1)
+
+    let byTracks = try RelationController(\.albums, of: artist, observing: [\.tracks])
+    let tracksLog = ChangeLog(byTracks)
+    artist.albums[1].tracks = artist.albums[1].tracks  // [Track] is not Hashable: an update
+    #expect(tracksLog.last?.updatedRows == [RowPosition(section: 0, row: 1)])
+    #expect(log.failures.isEmpty && tracksLog.failures.isEmpty)
+  }
+
   @Test func sortKeyChangeWithoutMoveIsNotAnUpdate() throws {
     let artist = Artist(makeAlbums([("a", 1), ("b", 5)]))
     let albums = try RelationController(

@@ -219,14 +219,31 @@ final class _ComparatorBox<Element> {
 private let _unhashableCounter = Atomic<Int>(0)
 
 /// Adds an observed attribute's value to a fingerprint: its hash when `Hashable`, its identity
-/// when an object, otherwise a fresh value (such an attribute counts as changed whenever the
-/// element is re-evaluated).
+/// when an object (optional objects too: `label: Label?`), otherwise a fresh value (such an
+/// attribute counts as changed whenever the element is re-evaluated).
 func _combine(_ value: Any, into hasher: inout Hasher) {
   if let value = value as? any Hashable {
     hasher.combine(value)
+  } else if let optional = value as? any _OptionalValue {
+    // Not `Hashable` (else it matched above): look at what it wraps.
+    if let wrapped = optional._wrapped {
+      hasher.combine(1 as UInt8)
+      _combine(wrapped, into: &hasher)
+    } else {
+      hasher.combine(0 as UInt8)
+    }
   } else if type(of: value) is AnyObject.Type {
     hasher.combine(ObjectIdentifier(value as AnyObject))
   } else {
     hasher.combine(_unhashableCounter.add(1, ordering: .relaxed).newValue)
   }
+}
+
+/// An `Optional` seen through `Any`, so that a fingerprint can look inside.
+protocol _OptionalValue {
+  var _wrapped: Any? { get }
+}
+
+extension Optional: _OptionalValue {
+  var _wrapped: Any? { map { $0 as Any } }
 }
