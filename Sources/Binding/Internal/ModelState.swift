@@ -34,12 +34,13 @@ final class _ModelState: _Locked<_ModelState.State>, @unchecked Sendable {
       }
       return (firstWatch, moreWatches)
     }
-    var isDeleted = false
   }
 
   /// Whether `anyRecords` or `watches` may hold a live registration; read on every observed
   /// set.
   let _hasAnyRecords = Atomic<Bool>(false)
+  /// Whether the object announced its deletion (or died); written under the lock, so that
+  /// checking it under the lock orders it with adding registrations.
   let _isDeleted = Atomic<Bool>(false)
   /// The retained `_RegistrarBox` of a model adopting `ObservationBridging`, or 0 until its
   /// first access.
@@ -78,7 +79,8 @@ final class _ModelState: _Locked<_ModelState.State>, @unchecked Sendable {
       state.anyRecords = []
       state.firstWatch = nil
       state.moreWatches = []
-      state.isDeleted = true
+      // Nothing is added once the object is gone (as after a deletion).
+      _isDeleted.store(true, ordering: .releasing)
       return taken
     }
     _hasAnyRecords.store(false, ordering: .releasing)
@@ -98,7 +100,7 @@ final class _ModelState: _Locked<_ModelState.State>, @unchecked Sendable {
   /// Returns `false` (and adds nothing) if the object announced its deletion.
   func add(_ record: _Record) -> Bool {
     let (added, obsolete) = withLock { state -> (Bool, [_Record]) in
-      guard !state.isDeleted else { return (false, []) }
+      guard !isDeleted else { return (false, []) }
       // Registrations whose target died are released here at the latest.
       let obsolete = state.records.filter { $0.isObsolete }
       state.records.removeAll { $0.isObsolete }
@@ -112,7 +114,7 @@ final class _ModelState: _Locked<_ModelState.State>, @unchecked Sendable {
   /// Adds an "any property" registration, dropping the ones that have ended.
   func add(any record: _AnyRecord) -> Bool {
     withLock { state in
-      guard !state.isDeleted else { return false }
+      guard !isDeleted else { return false }
       state.anyRecords.removeAll { !$0.isActive }
       state.anyRecords.append(record)
       _hasAnyRecords.store(true, ordering: .releasing)
@@ -152,7 +154,7 @@ final class _ModelState: _Locked<_ModelState.State>, @unchecked Sendable {
   /// Adds a watch; `false` (and nothing added) if the object announced its deletion or died.
   func add(_ watch: _Watch) -> Bool {
     withLock { state in
-      guard !state.isDeleted else { return false }
+      guard !isDeleted else { return false }
       if let first = state.firstWatch, first.isLive {
         // Dead entries are dropped when the list reaches a power of two: amortised O(1).
         let count = state.moreWatches.count
@@ -171,8 +173,7 @@ final class _ModelState: _Locked<_ModelState.State>, @unchecked Sendable {
     slots: [_AnySlot], records: [_Record], anyRecords: [_AnyRecord], watches: [_Watch]
   )? {
     withLock { state in
-      guard !state.isDeleted else { return nil }
-      state.isDeleted = true
+      guard !isDeleted else { return nil }
       _isDeleted.store(true, ordering: .releasing)
       _hasAnyRecords.store(false, ordering: .releasing)
       let slots = state.slots
