@@ -149,6 +149,18 @@ public struct ObservationOptions: OptionSet, Hashable, Sendable {
   /// writes that change the value are delivered).
   @inlinable
   public static var everySet: ObservationOptions { ObservationOptions(rawValue: 1 << 2) }
+
+  /// Keeps no copy of the value between changes: each change is delivered with the new value
+  /// as its old value too. For observers that need only the new value of a large value (a
+  /// relation controller's array), so that holding the old one does not make every in-place
+  /// edit of the property copy it. Implies ``everySet`` (there is no old value to compare).
+  package static var _keepsNoValue: ObservationOptions {
+    ObservationOptions(rawValue: _keepsNoValueBit)
+  }
+
+  /// The bit of ``_keepsNoValue``.
+  @usableFromInline
+  static var _keepsNoValueBit: Int { 1 << 16 }
 }
 
 /// The `@Observed` properties of a model that changed in one transaction.

@@ -404,6 +404,62 @@ extension RelationControllerTests {
     #expect(log.failures.isEmpty, "\(log.failures)")
   }
 
+  /// The address of the array's storage (its identity: an edit that copies moves it).
+  private func storage(of albums: [Album]) -> UnsafeRawPointer? {
+    albums.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
+  }
+
+  @Test func fineGrainedEditsAreInPlaceWhenOnlyControllersObserve() throws {
+    let artist = Artist(makeAlbums([("a", 1), ("b", 2)]))
+    artist.albums.reserveCapacity(64)
+    let albums = try RelationController(\.albums, of: artist, sortedBy: [SortDescriptor(\.year)])
+    let log = ChangeLog(albums)
+    let before = storage(of: artist.albums)
+    artist.insert(Album("c", year: 3), at: 2, into: \.albums)
+    artist.apply(.move(from: 0, to: 2), to: \.albums)
+    artist.apply(.replace(at: 0, with: Album("d", year: 0)), to: \.albums)
+    artist.remove(at: 1, from: \.albums)
+    // No copy: the controller keeps none, so the array's storage stayed where it was.
+    #expect(storage(of: artist.albums) == before)
+    #expect(artist.albums.map(\.name) == ["d", "a"])
+    #expect(albums.names() == [["d", "a"]])
+    #expect(log.count == 3)  // the move changes nothing in the sorted content
+    #expect(log.failures.isEmpty, "\(log.failures)")
+  }
+
+  @Test func aSharedArrayIsCopiedAndItsObserversHearOldAndNewValues() throws {
+    let artist = Artist(makeAlbums([("a", 1)]))
+    artist.albums.reserveCapacity(64)
+    let albums = try RelationController(\.albums, of: artist)
+    var heard: [([String], [String])] = []
+    let token = artist.observe(\.albums, delivery: .synchronous) { change in
+      heard.append((change.oldValue.map(\.name), change.newValue.map(\.name)))
+    }
+    let kept = artist.albums
+    artist.insert(Album("b"), at: 1, into: \.albums)
+    // Held by `kept` (and by the observer, for its old value): copied, and `kept` unchanged.
+    #expect(storage(of: artist.albums) != storage(of: kept))
+    #expect(kept.map(\.name) == ["a"])
+    #expect(heard.map(\.0) == [["a"]])
+    #expect(heard.map(\.1) == [["a", "b"]])
+    #expect(albums.names() == [["a", "b"]])
+    token.cancel()
+  }
+
+  @Test func inPlaceEditsOfTheArrayItselfAreDiffed() throws {
+    // Without a copy kept, an edit through the property's own accessors (`swapAt`, `append`)
+    // changes the array where it is stored: same storage, same count, other content.
+    let artist = Artist(makeAlbums([("a", 0), ("b", 0), ("c", 0)]))
+    let albums = try RelationController(\.albums, of: artist)
+    let log = ChangeLog(albums)
+    artist.albums.swapAt(0, 2)
+    #expect(albums.names() == [["c", "b", "a"]])
+    artist.albums.append(Album("d"))
+    #expect(albums.names() == [["c", "b", "a", "d"]])
+    #expect(log.count == 2)
+    #expect(log.failures.isEmpty, "\(log.failures)")
+  }
+
   @Test func outOfRangeIndexTraps() async {
     await #expect(processExitsWith: .failure) {
       let artist = Artist()

@@ -145,6 +145,10 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
   let options: ObservationOptions
   @usableFromInline
   let isEqual: ((Value, Value) -> Bool)?
+  /// Whether the last value is kept between changes (see `ObservationOptions._keepsNoValue`:
+  /// without it, each change is delivered with the new value as its old value too).
+  @usableFromInline
+  let _keepsValue: Bool
   /// Delivers a change where the registration's delivery context says; returns `false` once
   /// the target is gone for good.
   @usableFromInline
@@ -193,7 +197,9 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
     self.path = path
     self.read = read
     self.options = options
-    self.isEqual = isEqual
+    self._keepsValue = options.rawValue & ObservationOptions._keepsNoValueBit == 0
+    // Without a kept value there is nothing to compare with: every write is delivered.
+    self.isEqual = _keepsValue ? isEqual : nil
     self.dispatch = dispatch
     super.init(target: target, keyPaths: [path])
   }
@@ -212,12 +218,13 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
     let reads = slots.map { _Read(slot: $0, entry: attach(to: $0)) }
     if reads.count == 1 && reads[0].slot.isOwned(by: root) {
       _single = true
-      _singleValue = value
+      _singleValue = _keepsValue ? value : nil
       _singleSlot = Unmanaged.passUnretained(reads[0].slot)
     } else if slots.contains(where: { !$0.isOwned(by: root) }) {
       _keepWeakRoot(root)
     }
-    _state.withLock { $0 = _Evaluation(value: _single ? nil : value, reads: reads) }
+    let kept = _single || !_keepsValue ? nil : value
+    _state.withLock { $0 = _Evaluation(value: kept, reads: reads) }
     lifetime.attach(reads.map { $0.entry })
     guard let rootState = _finish(root) else {
       cancel()
@@ -292,10 +299,13 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
       let read = self.read
       if let slot = _singleSlot,
         _AccessRecorder.readsOnly(slot.toOpaque(), { value = read(root) }),
-        let value, let oldValue = _singleValue
+        let value
       {
-        _singleValue = value
-        return (oldValue, value)
+        guard _keepsValue else { return (value, value) }
+        if let oldValue = _singleValue {
+          _singleValue = value
+          return (oldValue, value)
+        }
       }
       _leaveSingleMode(root)
     }
@@ -303,8 +313,10 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
     let reads = _state.withLock { $0?.reads } ?? []
     var value: Value?
     if _AccessRecorder.readsSame(reads, { value = read(root) }), let value {
+      let keepsValue = _keepsValue
       let oldValue = _state.withLock { state -> Value? in
         guard state != nil else { return nil }
+        guard keepsValue else { return value }
         // Safe: checked non-nil just above, under the same lock.
         defer { state!.value = value }
         return state!.value
@@ -313,8 +325,11 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
     }
     // It reads something else now (a replaced intermediate, another branch): re-attach.
     let (newValue, slots) = _AccessRecorder.track { read(root) }
+    let keepsValue = _keepsValue
     let previous = _state.withLock { state -> (Value, [_Read])? in
-      guard let current = state, let value = current.value else { return nil }
+      guard let current = state, let value = keepsValue ? current.value : newValue else {
+        return nil
+      }
       return (value, current.reads)
     }
     guard let (oldValue, oldReads) = previous else { return nil }
@@ -325,7 +340,8 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
   /// Moves the single-property state under the lock (the path now reads more than that).
   @inlinable
   func _leaveSingleMode(_ root: Root) {
-    guard _single, let value = _singleValue else { return }
+    guard _single else { return }
+    let value = _singleValue
     _single = false
     _singleValue = nil
     _singleSlot = nil
@@ -349,7 +365,7 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
     // changed at once on two threads): the first to commit wins, the other backs off.
     let committed = _state.withLock { state -> Bool in
       guard let current = state, _Read.sameEntries(current.reads, oldReads) else { return false }
-      state = _Evaluation(value: value, reads: kept + added)
+      state = _Evaluation(value: _keepsValue ? value : nil, reads: kept + added)
       return true
     }
     if committed {
@@ -399,9 +415,16 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
   }
 
   override func deliverDeletion(of object: AnyObject) {
-    guard let value = _single ? _singleValue : _state.withLock({ $0?.value }) else { return }
     // Deletion is announced by the root itself, which is `Root`.
     let root = unsafeDowncast(object, to: Root.self)
+    let last: Value?
+    if !_keepsValue {
+      // Nothing kept: the value now (the root is alive while it announces its deletion).
+      last = isActive ? read(root) : nil
+    } else {
+      last = _single ? _singleValue : _state.withLock({ $0?.value })
+    }
+    guard let value = last else { return }
     _ = dispatch(
       KeyPathChange(object: root, keyPath: path, oldValue: value, newValue: value, kind: .deletion))
   }

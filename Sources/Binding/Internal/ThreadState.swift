@@ -36,6 +36,9 @@ final class _ThreadState {
   /// The transaction of the outermost write, created when a coalesced registration hears it
   /// outside any `coalesce` block, and delivered when that write's observers have all run.
   var writeScope: _CoalescingScope?
+  /// How many `_withoutNotifications` blocks are open on this thread: writes made inside them
+  /// notify nobody.
+  @exclusivity(unchecked) var silentWrites = 0
   /// Identifiers of bindings currently writing their receiver on this thread.
   var activeBindings: Set<ObjectIdentifier> = []
 

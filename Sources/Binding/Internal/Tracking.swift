@@ -246,6 +246,9 @@ func _didSet(
   // The object owns its slots and its state, and is alive during its own setter.
   let slot = Unmanaged<_AnySlot>.fromOpaque(rawSlot)
   let thread = _ThreadState.currentUnmanaged
+  // A write that takes a value out of its property to edit it in place (see
+  // `_withoutNotifications`).
+  if thread._withUnsafeGuaranteedRef({ $0.silentWrites }) > 0 { return }
   thread._withUnsafeGuaranteedRef { $0.writeDepth += 1 }
   defer {
     thread._withUnsafeGuaranteedRef { thread in
@@ -272,4 +275,16 @@ func _didSet(
     // changing the value of a key path that reads it), so the slot does not.
     slot.notify(owner)
   }
+}
+
+/// Runs `body` so that the writes of `@Observed` properties it makes on this thread notify no
+/// observer (Binding's observers; a model bridged to Swift Observation still tells it).
+///
+/// For edits that take a value out of its property to change it in place and write it back:
+/// the write that takes it out is not a change anyone should hear, the write back is.
+package func _withoutNotifications<R>(_ body: () throws -> R) rethrows -> R {
+  let thread = _ThreadState.currentUnmanaged
+  thread._withUnsafeGuaranteedRef { $0.silentWrites += 1 }
+  defer { thread._withUnsafeGuaranteedRef { $0.silentWrites -= 1 } }
+  return try body()
 }

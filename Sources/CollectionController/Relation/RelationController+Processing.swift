@@ -104,7 +104,10 @@ extension RelationController {
     var members: [ObjectIdentifier: _Member] = [:]
     /// Extra occurrences in the array (an element held twice counts once here).
     var duplicates = 0
-    var lastArray: [Element] = []
+    /// The count and buffer identity of the array heard last (not the array itself: holding
+    /// it would make every in-place edit of the relation copy it).
+    var lastArrayCount = 0
+    var lastArrayBase: UnsafeRawPointer?
     var lastSetCount = 0
     var nextSequence: UInt64 = 1
     var queue: [_Event] = []
@@ -439,14 +442,16 @@ extension RelationController {
       _touch(_element(member), state)
     case .ownerDeleted:
       for id in Array(state.members.keys) { _leave(id, state) }
-      state.lastArray = []
+      state.lastArrayCount = 0
+      state.lastArrayBase = nil
       state.lastSetCount = 0
       state.duplicates = 0
     case .relation(.array(let array), let hint):
       if hint == nil || !_applyArrayHint(hint.unsafelyUnwrapped, array, state) {
         _diffArray(array, state)
       }
-      state.lastArray = array
+      state.lastArrayCount = array.count
+      state.lastArrayBase = _bufferIdentity(array)
     case .relation(.unordered(let set), let hint):
       if hint == nil || !_applySetHint(hint.unsafelyUnwrapped, set, state) {
         _diffSet(set, state)
@@ -511,11 +516,6 @@ extension RelationController {
   /// Diffs a whole new array by identity: O(n log n) (an increasing-subsequence pass keeps
   /// the elements whose relative order did not change untouched).
   func _diffArray(_ array: [Element], _ state: _State) {
-    if array.count == state.lastArray.count
-      && _bufferIdentity(array) == _bufferIdentity(state.lastArray)
-    {
-      return
-    }
     var occurrences: [ObjectIdentifier: Int] = [:]
     occurrences.reserveCapacity(array.count)
     var unique: [Element] = []
@@ -621,8 +621,8 @@ extension RelationController {
   /// Applies a fine-grained edit in O(log n) (amortized, with relabeling); `false` when the
   /// change heard is not exactly that edit (then the caller diffs).
   func _applyArrayHint(_ hint: _RelationHint, _ array: [Element], _ state: _State) -> Bool {
-    guard state.duplicates == 0, hint.oldCount == state.lastArray.count,
-      hint.newCount == array.count, hint.oldBase == _bufferIdentity(state.lastArray),
+    guard state.duplicates == 0, hint.oldCount == state.lastArrayCount,
+      hint.newCount == array.count, hint.oldBase == state.lastArrayBase,
       hint.newBase == _bufferIdentity(array)
     else { return false }
     switch hint.edit {

@@ -46,8 +46,10 @@ import Foundation
 /// ones, as everything in `Binding`), and it does not report its initial content (read it).
 ///
 /// - Important: Lifetime: the controller retains its elements (the current members of the
-///   relation) and its receivers' closures; it does **not** retain the owner of the relation
-///   (when the owner is deallocated, the content stays as it was and no change follows) and
+///   relation) and its receivers' closures, but no copy of the relation's array or set (so
+///   that editing the relation in place does not copy it); it does **not** retain the owner
+///   of the relation (when the owner is deallocated, the content stays as it was and no change
+///   follows) and
 ///   holds its delegate weakly. Releasing the controller ends all its observation; elements that
 ///   leave the relation stop being observed at once.
 /// - Important: Threading: the controller's own state is locked, so content can be read and
@@ -607,7 +609,8 @@ extension RelationController {
       isolation: isolation
     ) { controller in
       // Every write, even of an equal array: identity, not `==`, decides (and no O(n) `==`).
-      owner.observe(relation, options: .everySet, delivery: .synchronous) {
+      // No copy of the array is kept between writes, so in-place edits of it do not copy it.
+      owner.observe(relation, options: [.everySet, ._keepsNoValue], delivery: .synchronous) {
         [weak controller] change in
         guard let controller else { return }
         if change.isDeletion {
@@ -629,7 +632,7 @@ extension RelationController {
       config: config, permanentSectionKey: permanentSectionKey, delivery: delivery,
       isolation: isolation
     ) { controller in
-      owner.observe(relation, options: .everySet, delivery: .synchronous) {
+      owner.observe(relation, options: [.everySet, ._keepsNoValue], delivery: .synchronous) {
         [weak controller] change in
         guard let controller else { return }
         if change.isDeletion {

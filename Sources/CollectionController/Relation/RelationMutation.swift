@@ -62,8 +62,13 @@ extension ObservableModel {
   ///
   /// The property is written once, so every observer hears the new array as usual; relation
   /// controllers over it also learn what the edit was and update in O(log n) instead of
-  /// diffing. What the array itself pays is unchanged (a write through `@Observed` copies the
-  /// array, as any write of a value shared with observers does).
+  /// diffing. The array is edited in place when nothing else holds it (relation controllers
+  /// keep no copy); when something does (your own copy, an observer of the property, which
+  /// keeps the old value for its changes, or a model bridged to Swift Observation), it is
+  /// copied first, as any edit of a shared array is. To take the array out, the property is
+  /// written with an empty array that no observer hears; if `relation` is a computed property
+  /// with a setter of its own rather than an `@Observed` property, that setter sees the empty
+  /// array before the result.
   ///
   /// ```swift
   /// artist.apply(.insert(album, at: 0), to: \.albums)
@@ -74,35 +79,27 @@ extension ObservableModel {
   ///   - relation: The `@Observed` array of objects to edit.
   /// - Precondition: The edit's indexes are in range, as for `Array` (a message names the
   ///   index and the range).
-  /// - Complexity: O(n) for the array (copy and shift), where *n* is its count; O(log n) for
-  ///   each relation controller.
+  /// - Complexity: O(log n) for each relation controller, where *n* is the array's count; for
+  ///   the array, what the edit costs an `Array` (an append is amortized O(1), an insert or
+  ///   remove shifts the tail), plus a copy when the array is shared (see above).
   public func apply<Element: AnyObject>(
     _ mutation: RelationMutation<Element>, to relation: ReferenceWritableKeyPath<Self, [Element]>
   ) {
-    var array = self[keyPath: relation]
-    let oldCount = array.count
-    let oldBase = _bufferIdentity(array)
-    let edit: _RelationHint.Edit
+    let oldCount = self[keyPath: relation].count
+    // Checked before anything is touched: a trap leaves the relation as it was.
     switch mutation {
-    case .insert(let element, let index):
+    case .insert(_, let index):
       _require(
         index >= 0 && index <= oldCount,
         "RelationMutation.insert: index \(index) is out of range 0...\(oldCount)")
-      array.insert(element, at: index)
-      edit = .insert(element, at: index)
     case .remove(let index):
       _require(
         index >= 0 && index < oldCount,
         "RelationMutation.remove: index \(index) is out of range 0..<\(oldCount)")
-      let removed = array.remove(at: index)
-      edit = .remove(removed, at: index)
-    case .replace(let index, let element):
+    case .replace(let index, _):
       _require(
         index >= 0 && index < oldCount,
         "RelationMutation.replace: index \(index) is out of range 0..<\(oldCount)")
-      let old = array[index]
-      array[index] = element
-      edit = .replace(at: index, old: old, new: element)
     case .move(let from, let to):
       _require(
         from >= 0 && from < oldCount,
@@ -110,6 +107,22 @@ extension ObservableModel {
       _require(
         to >= 0 && to < oldCount,
         "RelationMutation.move: destination index \(to) is out of range 0..<\(oldCount)")
+    }
+    var array = _takeForEditing(relation, leaving: [])
+    let oldBase = _bufferIdentity(array)
+    let edit: _RelationHint.Edit
+    switch mutation {
+    case .insert(let element, let index):
+      array.insert(element, at: index)
+      edit = .insert(element, at: index)
+    case .remove(let index):
+      let removed = array.remove(at: index)
+      edit = .remove(removed, at: index)
+    case .replace(let index, let element):
+      let old = array[index]
+      array[index] = element
+      edit = .replace(at: index, old: old, new: element)
+    case .move(let from, let to):
       let element = array.remove(at: from)
       array.insert(element, at: to)
       edit = .move(element, from: from, to: to)
@@ -174,15 +187,17 @@ extension ObservableModel {
   ///   - relation: The `@Observed` set of objects.
   /// - Returns: Whether the element was inserted (`false`, and nothing written, if the set
   ///   already held an equal element).
-  /// - Complexity: O(n) for the set (a write through `@Observed` copies it); O(log n) for each
-  ///   relation controller.
+  /// - Complexity: O(log n) for each relation controller, where *n* is the set's count; for
+  ///   the set, amortized O(1), plus a copy when the set is shared (as for
+  ///   ``Binding/ObservableModel/apply(_:to:)``).
   @discardableResult
   public func insert<Element: AnyObject & Hashable>(
     _ element: Element, into relation: ReferenceWritableKeyPath<Self, Set<Element>>
   ) -> Bool {
-    var set = self[keyPath: relation]
+    guard !self[keyPath: relation].contains(element) else { return false }
+    var set = _takeForEditing(relation, leaving: [])
     let oldCount = set.count
-    guard set.insert(element).inserted else { return false }
+    set.insert(element)
     let hint = _RelationHint(
       owner: ObjectIdentifier(self), relation: relation, edit: .setInsert(element),
       oldCount: oldCount, newCount: set.count, oldBase: nil, newBase: nil)
@@ -201,19 +216,40 @@ extension ObservableModel {
   ///   - relation: The `@Observed` set of objects.
   /// - Returns: The removed member, or `nil` (and nothing written) if the set held no equal
   ///   element.
-  /// - Complexity: O(n) for the set (a write through `@Observed` copies it); O(log n) for each
-  ///   relation controller.
+  /// - Complexity: O(log n) for each relation controller, where *n* is the set's count; for
+  ///   the set, O(1), plus a copy when the set is shared (as for
+  ///   ``Binding/ObservableModel/apply(_:to:)``).
   @discardableResult
   public func remove<Element: AnyObject & Hashable>(
     _ element: Element, from relation: ReferenceWritableKeyPath<Self, Set<Element>>
   ) -> Element? {
-    var set = self[keyPath: relation]
+    guard self[keyPath: relation].contains(element) else { return nil }
+    var set = _takeForEditing(relation, leaving: [])
     let oldCount = set.count
-    guard let removed = set.remove(element) else { return nil }
+    // Present: checked just above, and nothing ran in between.
+    let removed = set.remove(element)!
     let hint = _RelationHint(
       owner: ObjectIdentifier(self), relation: relation, edit: .setRemove(removed),
       oldCount: oldCount, newCount: set.count, oldBase: nil, newBase: nil)
     _RelationHint.$current.withValue(hint) { self[keyPath: relation] = set }
     return removed
+  }
+}
+
+extension ObservableModel {
+  /// The value of `relation`, taken out of the property so that the caller holds the only
+  /// reference the property had and can edit it in place; the caller writes it back.
+  ///
+  /// The property is left holding `empty` for the duration, a write no observer hears. A model
+  /// bridged to Swift Observation would report that write to Swift Observation, so there the
+  /// value is only read (and the edit copies it).
+  func _takeForEditing<Value>(
+    _ relation: ReferenceWritableKeyPath<Self, Value>, leaving empty: Value
+  ) -> Value {
+    let value = self[keyPath: relation]
+    if !Self._bridgesSwiftObservation {
+      _withoutNotifications { self[keyPath: relation] = empty }
+    }
+    return value
   }
 }

@@ -1,0 +1,86 @@
+import Binding
+import Testing
+
+/// The hooks `CollectionController` uses (package access): registrations that keep no value,
+/// and writes that notify nobody.
+@Suite struct PackageHooksTests {}
+
+extension PackageHooksTests {
+  @Test func aRegistrationThatKeepsNoValueHearsEveryWriteWithTheNewValue() {
+    let user = User(name: "Ada")
+    var heard: [(old: String, new: String)] = []
+    let token = user.observe(\.name, options: ._keepsNoValue, delivery: .synchronous) {
+      heard.append(($0.oldValue, $0.newValue))
+    }
+    user.name = "Grace"
+    user.name = "Grace"  // an equal value: there is nothing to compare it with
+    #expect(heard.map(\.old) == ["Grace", "Grace"])
+    #expect(heard.map(\.new) == ["Grace", "Grace"])
+    token.cancel()
+  }
+
+  @Test func aRegistrationThatKeepsNoValueDoesNotHoldTheValue() {
+    let holder = ProbeHolder()
+    weak var weakProbe: Probe?
+    do {
+      let probe = Probe()
+      weakProbe = probe
+      holder.probe = probe
+    }
+    let token = holder.observe(\.probe, options: ._keepsNoValue, delivery: .synchronous) { _ in }
+    // A write nobody hears: a registration that kept the value would still hold the probe.
+    _withoutNotifications { holder.probe = nil }
+    #expect(weakProbe == nil)
+    token.cancel()
+  }
+
+  @Test func aRegistrationThatKeepsNoValueHearsTheDeletionWithTheCurrentValue() {
+    let user = User(name: "Ada")
+    var heard: [KeyPathChange<User, String>] = []
+    let token = user.observe(\.name, options: ._keepsNoValue, delivery: .synchronous) {
+      heard.append($0)
+    }
+    user.announceDeletion()
+    #expect(heard.count == 1)
+    #expect(heard.first?.isDeletion == true)
+    #expect(heard.first?.newValue == "Ada")
+    token.cancel()
+  }
+
+  @Test func aPathThroughOtherObjectsKeepsNoValueEither() {
+    let user = User(name: "Ada")
+    user.address = Address(city: "London")
+    var heard: [(old: String?, new: String?)] = []
+    let token = user.observe(\.address?.city, options: ._keepsNoValue, delivery: .synchronous) {
+      heard.append(($0.oldValue, $0.newValue))
+    }
+    user.address?.city = "Paris"
+    user.address = Address(city: "Rome")
+    #expect(heard.map(\.old) == ["Paris", "Rome"])
+    #expect(heard.map(\.new) == ["Paris", "Rome"])
+    token.cancel()
+  }
+
+  @Test func writesWithoutNotificationsAreHeardByNobody() {
+    let user = User(name: "Ada")
+    var heard: [String] = []
+    var events = 0
+    let token = user.observe(\.name, delivery: .synchronous) { heard.append($0.newValue) }
+    let any = user.observeEvents(delivery: .synchronous) { _ in events += 1 }
+    _withoutNotifications { user.name = "" }
+    #expect(heard.isEmpty)
+    #expect(events == 0)
+    user.name = "Grace"
+    // The registration compares with the last value it delivered, not the silent one.
+    #expect(heard == ["Grace"])
+    #expect(events == 1)
+    token.cancel()
+    any.cancel()
+  }
+}
+
+/// A model holding an object, to see whether a registration keeps it alive.
+private final class ProbeHolder: ObservableModel {
+  let observation = ObservationStorage()
+  @Observed var probe: Probe?
+}
