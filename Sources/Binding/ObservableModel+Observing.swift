@@ -277,7 +277,7 @@ extension ObservableModel {
         guard let object = object as? Self else { return }
         route.run { handler(.deleted(object)) }
       })
-    guard observation.state().add(any: record) else {
+    guard observation.state(of: self).add(any: record) else {
       record.cancel()
       return ObservationToken([])
     }

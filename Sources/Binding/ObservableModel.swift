@@ -51,7 +51,10 @@ public protocol ObservableModel: BindingReceiver {
 ///   synthesises `Codable` lists its coding keys (`enum CodingKeys: CodingKey { case name }`);
 ///   each `@Observed` property encodes as its plain value.
 public struct ObservationStorage: ~Copyable, Sendable {
-  /// The address of the retained `_ModelState`, or 0.
+  /// 0 until something observes the object; then the address of the retained `_ModelState`;
+  /// or, while one relation controller alone watches the object as an element whose
+  /// evaluation read nothing else (a lone watch, see `Watch.swift`), the address of that
+  /// controller's retained `_WatchSink` with bit 0 set, so that no state is allocated for it.
   @usableFromInline
   let _state = Atomic<UInt>(0)
 
@@ -59,33 +62,66 @@ public struct ObservationStorage: ~Copyable, Sendable {
   public init() {}
 
   deinit {
-    if let raw = UnsafeRawPointer(bitPattern: _state.load(ordering: .acquiring)) {
+    let word = _state.load(ordering: .acquiring)
+    if word & _loneWatchTag != 0 {
+      // Nothing else can touch the word of an object being destroyed: a controller holds its
+      // elements strongly, and ends their lone watches before releasing them.
+      _loneWatchSink(word).release()
+      return
+    }
+    if let raw = UnsafeRawPointer(bitPattern: word) {
       let state = Unmanaged<_ModelState>.fromOpaque(raw)
       state._withUnsafeGuaranteedRef { $0.objectDidDie() }
       state.release()
     }
   }
 
-  /// The state, if something has observed the object.
+  /// The state, if something has observed the object (a lone watch has none).
   var existing: _ModelState? {
-    guard let raw = UnsafeRawPointer(bitPattern: _state.load(ordering: .acquiring)) else {
+    let word = _state.load(ordering: .acquiring)
+    guard word & _loneWatchTag == 0, let raw = UnsafeRawPointer(bitPattern: word) else {
       return nil
     }
     return Unmanaged<_ModelState>.fromOpaque(raw).takeUnretainedValue()
   }
 
-  /// The state, created on first use (thread-safe: concurrent creators agree on one).
-  func state() -> _ModelState {
-    if let existing { return existing }
-    let created = Unmanaged.passRetained(_ModelState())
-    let address = UInt(bitPattern: created.toOpaque())
-    let (exchanged, current) = _state.compareExchange(
-      expected: 0, desired: address, ordering: .acquiringAndReleasing)
-    if exchanged { return created.takeUnretainedValue() }
-    created.release()
-    // `current` is non-zero: the exchange failed because another thread stored a state first.
-    return Unmanaged<_ModelState>.fromOpaque(UnsafeRawPointer(bitPattern: current)!)
-      .takeUnretainedValue()
+  /// The state of `owner` (the object holding this storage), created on first use
+  /// (thread-safe: concurrent creators agree on one). A lone watch moves into the new state.
+  func state(of owner: AnyObject) -> _ModelState {
+    while true {
+      if let existing { return existing }
+      let word = _state.load(ordering: .acquiring)
+      let created = _ModelState()
+      if word & _loneWatchTag != 0 {
+        if _promoteLoneWatch(word, into: created, owner: owner) { return created }
+        continue
+      }
+      let retained = Unmanaged.passRetained(created)
+      if _state.compareExchange(
+        expected: 0, desired: UInt(bitPattern: retained.toOpaque()),
+        ordering: .acquiringAndReleasing
+      ).exchanged {
+        return created
+      }
+      // Another thread stored a state or a lone watch first: use or promote it.
+      retained.release()
+    }
+  }
+
+  /// Replaces the lone watch `word` with `state`, which takes it over as a watch; `false` if
+  /// the word changed meanwhile.
+  private func _promoteLoneWatch(_ word: UInt, into state: _ModelState, owner: AnyObject) -> Bool {
+    _loneWatchLock(word).withLock { _ in
+      guard _state.load(ordering: .acquiring) == word else { return false }
+      // The word's reference to the sink moves into the watch.
+      let sink = _loneWatchSink(word).takeRetainedValue()
+      let watch = _Watch(sink: sink, element: ObjectIdentifier(owner), readsOnlyElement: true)
+      // Not shared yet: it cannot be deleted, so the watch is added.
+      _ = state.add(watch)
+      _state.store(
+        UInt(bitPattern: Unmanaged.passRetained(state).toOpaque()), ordering: .releasing)
+      return true
+    }
   }
 }
 
@@ -94,6 +130,10 @@ extension ObservableModel {
   ///
   /// - Complexity: O(1).
   public var isDeleted: Bool { observation.existing?.isDeleted ?? false }
+
+  /// Whether the object has the state that observation allocates (a test hook, not API: a
+  /// relation controller's lone watch needs none).
+  package var _hasObservationState: Bool { observation.existing != nil }
 
   /// Announces that the model was deleted (for example, a store removed its record).
   ///
@@ -110,7 +150,7 @@ extension ObservableModel {
   ///
   /// - Complexity: O(*r*), where *r* is the number of registrations on the model.
   public func announceDeletion() {
-    guard let taken = observation.state().markDeleted() else { return }
+    guard let taken = observation.state(of: self).markDeleted() else { return }
     for slot in taken.slots { slot.deactivateAll() }
     for record in taken.anyRecords { record.deliverDeletion(of: self) }
     for record in taken.records { record.deliverDeletion(of: self) }

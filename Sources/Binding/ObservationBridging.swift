@@ -47,13 +47,13 @@ extension ObservationBridging {
 
   /// Reports a read to the model's `ObservationRegistrar`.
   public func _observationAccess<Value>(_ keyPath: KeyPath<Self, Value>) {
-    observation.state().registrar.access(self, keyPath: keyPath)
+    observation.state(of: self).registrar.access(self, keyPath: keyPath)
   }
 
   /// Runs a write between the registrar's `willSet` and `didSet`.
   public func _observationMutation<Value>(
     _ keyPath: KeyPath<Self, Value>, _ mutation: () -> Void
   ) {
-    observation.state().registrar.withMutation(of: self, keyPath: keyPath, mutation)
+    observation.state(of: self).registrar.withMutation(of: self, keyPath: keyPath, mutation)
   }
 }

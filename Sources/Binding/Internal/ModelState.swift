@@ -168,6 +168,19 @@ final class _ModelState: _Locked<_ModelState.State>, @unchecked Sendable {
     }
   }
 
+  /// The live watch of `sink` for `element` that read only the element (a lone watch this
+  /// state took over), other than `except`.
+  func loneWatch(of sink: _WatchSink, element: ObjectIdentifier, except: _Watch?) -> _Watch? {
+    let bits = UInt(bitPattern: element)
+    return withLock { state in
+      let (first, more) = state.liveWatches()
+      return ([first].compactMap { $0 } + more).first { watch in
+        watch.sink === sink && watch.elementBits == bits && watch.readsOnlyElement
+          && watch !== except
+      }
+    }
+  }
+
   /// Marks the object deleted and returns everything that must hear about it.
   func markDeleted() -> (
     slots: [_AnySlot], records: [_Record], anyRecords: [_AnyRecord], watches: [_Watch]

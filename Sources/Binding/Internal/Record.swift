@@ -390,7 +390,7 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
   /// Whether the root can be observed (it did not announce its deletion).
   @usableFromInline
   func _prepare(_ root: Root) -> Bool {
-    !root.observation.state().isDeleted
+    !root.observation.state(of: root).isDeleted
   }
 
   /// The slots hold this registration (through its entries), and so does the root's list:
@@ -406,7 +406,7 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
   /// Registers with the root's state; `nil` if the root was deleted meanwhile.
   @usableFromInline
   func _finish(_ root: Root) -> _ModelState? {
-    let state = root.observation.state()
+    let state = root.observation.state(of: root)
     return state.add(self) ? state : nil
   }
 

@@ -31,9 +31,11 @@ final class _AccessRecorder {
   @exclusivity(unchecked) private var expectedSingle: UnsafeMutableRawPointer?
   @exclusivity(unchecked) private var matched = 0
   @exclusivity(unchecked) private var mismatch = false
-  /// In object mode (bulk watches): the states of the objects read, without slots.
+  /// In object mode (bulk watches): the states of the objects read, without slots, except
+  /// the watched element's own (not created: a lone watch needs none).
   @exclusivity(unchecked) private(set) var recordsObjects = false
   @exclusivity(unchecked) private var objects: [_ModelState] = []
+  @exclusivity(unchecked) private(set) var element: ObjectIdentifier?
 
   init() { buffer = .allocate(capacity: capacity) }
 
@@ -89,6 +91,7 @@ final class _AccessRecorder {
       // only copy a buffer nobody needs.
       objects = []
       recordsObjects = false
+      element = nil
     }
     count = 0
     expected = nil
@@ -113,10 +116,13 @@ final class _AccessRecorder {
   }
 
   /// Runs `body` with tracking in object mode; returns the states of the objects it read
-  /// (creating them), in order of first read. No slot is made.
-  static func trackObjects(_ body: () -> Void) -> [_ModelState] {
+  /// other than `element` (creating them), in order of first read. No slot is made.
+  static func trackObjects(excluding element: ObjectIdentifier, _ body: () -> Void)
+    -> [_ModelState]
+  {
     _withRecorder { recorder in
       recorder.recordsObjects = true
+      recorder.element = element
       body()
       return recorder.objects
     }
@@ -200,7 +206,9 @@ func _recordRead<Root: ObservableModel>(
     guard let recorder = thread.recorder else { return slot }
     return recorder._withUnsafeGuaranteedRef { recorder in
       if recorder.recordsObjects {
-        recorder.record(object: object.observation.state())
+        if ObjectIdentifier(object) != recorder.element {
+          recorder.record(object: object.observation.state(of: object))
+        }
         return slot
       }
       guard let slot = slot ?? _makeSlot(object) else { return nil }
@@ -216,7 +224,7 @@ func _recordRead<Root: ObservableModel>(
 @inline(never)
 @_effects(releasenone)
 func _makeSlot<Root: ObservableModel>(_ object: Root) -> UnsafeMutableRawPointer? {
-  let state = object.observation.state()
+  let state = object.observation.state(of: object)
   guard !state.isDeleted else { return nil }
   let slot = _AnySlot(owner: object)
   state.adopt(slot: slot)
@@ -230,6 +238,10 @@ func _makeSlot<Root: ObservableModel>(_ object: Root) -> UnsafeMutableRawPointer
 func _slotForUnobservedSet<Root: ObservableModel>(
   _ object: Root, state stateAddress: UInt
 ) -> UnsafeMutableRawPointer? {
+  if stateAddress & _loneWatchTag != 0 {
+    _loneWatchFired(object)
+    return nil
+  }
   // The object owns its state (one retained reference) and is alive during its own setter;
   // the address is non-zero (the setter returns before calling this when it is 0).
   let observed = Unmanaged<_ModelState>.fromOpaque(UnsafeRawPointer(bitPattern: stateAddress)!)
@@ -245,6 +257,28 @@ func _didSet(
 ) {
   // The object owns its slots and its state, and is alive during its own setter.
   let slot = Unmanaged<_AnySlot>.fromOpaque(rawSlot)
+  _notifyingWrite {
+    slot._withUnsafeGuaranteedRef { slot in
+      // "Any property" registrations first, so that what they list follows the order of the
+      // writes even when a key-path observer writes another property from its callback. The
+      // address is non-zero: a slot exists only once the object's state does.
+      let state = Unmanaged<_ModelState>.fromOpaque(UnsafeRawPointer(bitPattern: stateAddress)!)
+      state._withUnsafeGuaranteedRef { state in
+        if state._hasAnyRecords.load(ordering: .acquiring) {
+          state.propertyDidChange(owner, slot)
+        }
+      }
+      // Registrations compare the values they read themselves (a property can change without
+      // changing the value of a key path that reads it), so the slot does not.
+      slot.notify(owner)
+    }
+  }
+}
+
+/// Runs `notify`, which tells the observers of one write, as that write: callbacks' writes nest
+/// in it, and when it is the outermost write outside `coalesce`, its coalesced registrations
+/// hear it once at the end. Does nothing inside `_withoutNotifications`.
+func _notifyingWrite(_ notify: () -> Void) {
   let thread = _ThreadState.currentUnmanaged
   // A write that takes a value out of its property to edit it in place (see
   // `_withoutNotifications`).
@@ -261,20 +295,7 @@ func _didSet(
       }
     }
   }
-  slot._withUnsafeGuaranteedRef { slot in
-    // "Any property" registrations first, so that what they list follows the order of the
-    // writes even when a key-path observer writes another property from its callback. The
-    // address is non-zero: a slot exists only once the object's state does.
-    let state = Unmanaged<_ModelState>.fromOpaque(UnsafeRawPointer(bitPattern: stateAddress)!)
-    state._withUnsafeGuaranteedRef { state in
-      if state._hasAnyRecords.load(ordering: .acquiring) {
-        state.propertyDidChange(owner, slot)
-      }
-    }
-    // Registrations compare the values they read themselves (a property can change without
-    // changing the value of a key path that reads it), so the slot does not.
-    slot.notify(owner)
-  }
+  notify()
 }
 
 /// Runs `body` so that the writes of `@Observed` properties it makes on this thread notify no

@@ -54,13 +54,14 @@ extension _OrderedIndex {
       }
       precondition(free + count == _nodes.count, "leaked slots")
       var mapped = 0
-      for slot in _buckets where slot >= 0 {
+      for slot in _table.buckets where slot >= 0 {
         mapped += 1
         precondition(
           _find(ObjectIdentifier(_element(slot))) == slot, "identity table cannot find a slot")
       }
       precondition(mapped == count, "identity table holds \(mapped) of \(count) elements")
-      precondition(_buckets.isEmpty || count * 4 <= _buckets.count * 3, "table overloaded")
+      precondition(
+        _table.buckets.isEmpty || count * 4 <= _table.buckets.count * 3, "table overloaded")
     }
 
     /// Checks links, sizes and priorities below `root`; returns the subtree size.

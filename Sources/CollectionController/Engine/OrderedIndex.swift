@@ -71,9 +71,8 @@ struct _OrderedIndex<Element: AnyObject, SectionKey: Hashable & Comparable> {
   var _elements: ContiguousArray<Element?> = []
   var _freeHead: Int32 = -1
   var _sections: ContiguousArray<_Section> = []
-  /// Identity table: slot numbers, `-1` for an empty bucket; the count is 0 or a power of two.
-  var _buckets: ContiguousArray<Int32> = []
-  var _bucketShift: UInt64 = 64
+  /// Identity table: element identities to slots.
+  var _table = _IdentityTable()
   /// The number of elements.
   private(set) var count = 0
   /// Incremented by every mutation; lets a change-set builder check that it saw the old content.
@@ -97,9 +96,7 @@ struct _OrderedIndex<Element: AnyObject, SectionKey: Hashable & Comparable> {
   mutating func reserveCapacity(_ capacity: Int) {
     _nodes.reserveCapacity(capacity)
     _elements.reserveCapacity(capacity)
-    if capacity * 4 > _buckets.count * 3 {
-      _rehash(minimumCapacity: capacity)
-    }
+    _reserveTable(capacity)
   }
 
   var isEmpty: Bool { count == 0 }
@@ -357,8 +354,7 @@ extension _OrderedIndex {
     _nodes.removeAll()
     _elements.removeAll()
     _freeHead = -1
-    _buckets.removeAll()
-    _bucketShift = 64
+    _table.removeAll()
     _sections.removeAll()
     if let key = permanentSectionKey {
       _sections.append(_Section(key: key, root: -1))

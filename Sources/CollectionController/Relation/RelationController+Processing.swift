@@ -101,7 +101,7 @@ extension RelationController {
   final class _State {
     var index: _OrderedIndex<Element, SectionKey>
     var config: _Config<Element, SectionKey>
-    var members: [ObjectIdentifier: _Member] = [:]
+    var members = _MemberTable()
     /// Extra occurrences in the array (an element held twice counts once here).
     var duplicates = 0
     /// The count and buffer identity of the array heard last (not the array itself: holding
@@ -208,8 +208,8 @@ extension RelationController {
   /// `previous`; returns the watch (`nil` if the element announced its deletion) and the
   /// fingerprint of its observed attributes.
   func _watch(
-    _ element: Element, replacing previous: _Watch?, _ state: _State
-  ) -> (watch: _Watch?, fingerprint: Int) {
+    _ element: Element, replacing previous: _WatchHandle?, _ state: _State
+  ) -> (watch: _WatchHandle?, fingerprint: Int) {
     var fingerprint = 0
     let config = state.config
     let watch = Binding._watch(element, sink: _sink, replacing: previous) {
@@ -242,7 +242,7 @@ extension RelationController: _WatchReceiver {
         // watch).
         return _append(.deleted(id), commit: false, state)
       }
-      if watch !== previous {
+      if !watch.isSame(as: previous) {
         member.watch = watch
         state.members[id] = member
       }
@@ -436,7 +436,7 @@ extension RelationController {
     case .deleted(let id):
       guard var member = state.members[id], !member.deleted else { return }
       member.deleted = true
-      member.watch?.deactivate()
+      member.watch?.end(of: _element(member), sink: _sink)
       member.watch = nil
       state.members[id] = member
       _touch(_element(member), state)
@@ -502,7 +502,7 @@ extension RelationController {
 
   func _leave(_ id: ObjectIdentifier, _ state: _State) {
     guard let member = state.members.removeValue(forKey: id) else { return }
-    member.watch?.deactivate()
+    member.watch?.end(of: _element(member), sink: _sink)
     _touch(_element(member), state)
   }
 
@@ -531,6 +531,8 @@ extension RelationController {
     }
     let leaving = state.members.keys.filter { occurrences[$0] == nil }
     for id in leaving { _leave(id, state) }
+    // Room for the new members at once (the first array: one allocation, no rehashing).
+    state.members.reserveCapacity(unique.count)
     // Retained elements whose order relative to the others changed are touched; the others
     // keep their relative order, so their new labels keep the index valid.
     var retained: [Int] = []
@@ -771,24 +773,24 @@ func _schedule(_ controller: any _Drainable, on queue: DispatchQueue) {
 /// One element of a relation, as a controller keeps it.
 ///
 /// Not generic (the element is kept as `AnyObject` and read back as the controller's
-/// `Element`), so that the controller's dictionary of members is specialised once here instead
-/// of running through generic metadata on every lookup.
+/// `Element`), so that the controller's table of members (`_MemberTable`) is compiled once
+/// here instead of running through generic metadata on every lookup.
 struct _RelationMember {
-  // Stored in this order so that the member takes 40 bytes (a dictionary entry of 48).
+  // Stored in this order so that the member takes 40 bytes (its slot in the table's pool).
   let object: AnyObject
   /// The element's place in relation order (a sequence for the index's tie-breaks): an
   /// order-maintenance label for arrays, the order of entry for sets.
   var label: UInt64
   /// What re-evaluates the element when something its functions read changes; `nil` once it
   /// announced its deletion.
-  var watch: _Watch?
+  var watch: _WatchHandle?
   /// The hash of the observed attributes at the last transaction (see `_Config.fingerprint`).
   var fingerprint: Int
   private var _occurrences: Int32
   var deleted: Bool
 
   init(
-    object: AnyObject, label: UInt64, occurrences: Int, watch: _Watch?, fingerprint: Int,
+    object: AnyObject, label: UInt64, occurrences: Int, watch: _WatchHandle?, fingerprint: Int,
     deleted: Bool
   ) {
     self.object = object

@@ -45,13 +45,18 @@ import Foundation
 /// **What it does not do**: it does not observe plain stored properties (only `@Observed`
 /// ones, as everything in `Binding`), and it does not report its initial content (read it).
 ///
+/// **Memory**: about 100 bytes per element at a million elements: a 40-byte member, a 32-byte
+/// node of the ordered index, and their identity tables. An element whose filter, sort and
+/// section functions read only the element itself, and that nothing else observes, keeps its
+/// observation in its own `ObservationStorage` (no allocation); one that reads other objects
+/// costs a watch object and each object's observation state (about 150 bytes more).
+///
 /// - Important: Lifetime: the controller retains its elements (the current members of the
 ///   relation) and its receivers' closures, but no copy of the relation's array or set (so
 ///   that editing the relation in place does not copy it); it does **not** retain the owner
 ///   of the relation (when the owner is deallocated, the content stays as it was and no change
-///   follows) and
-///   holds its delegate weakly. Releasing the controller ends all its observation; elements that
-///   leave the relation stop being observed at once.
+///   follows) and holds its delegate weakly. Releasing the controller ends all its
+///   observation; elements that leave the relation stop being observed at once.
 /// - Important: Threading: the controller's own state is locked, so content can be read and
 ///   changes can happen on any thread. Deliveries are serialised: a change that arrives while
 ///   another thread delivers is queued and delivered after it, in order, one change set per
@@ -151,7 +156,9 @@ public final class RelationController<
     _relationToken?.cancel()
     _triggerToken?.cancel()
     let continuations = _lock.withLock { state in
-      for member in state.members.values { member.watch?.deactivate() }
+      for member in state.members.values {
+        member.watch?.end(of: _element(member), sink: _sink)
+      }
       return state.streams.values
     }
     for continuation in continuations { continuation.finish() }

@@ -1,0 +1,60 @@
+import TestSupport
+import Testing
+
+@testable import CollectionController
+
+/// `_MemberTable`, the controller's members by identity, against a dictionary.
+@Suite struct MemberTableTests {}
+
+private func member(_ album: Album, label: UInt64) -> _RelationMember {
+  _RelationMember(
+    object: album, label: label, occurrences: 1, watch: nil, fingerprint: 0, deleted: false)
+}
+
+extension MemberTableTests {
+  @Test func agreesWithADictionaryThroughRandomInsertsUpdatesAndRemovals() {
+    var rng = SplitMix64(seed: 11)
+    let albums = (0..<600).map { Album("\($0)") }
+    var table = _MemberTable()
+    var reference: [ObjectIdentifier: UInt64] = [:]
+    for step in 0..<20_000 {
+      let album = albums[Int(rng.next() % UInt64(albums.count))]
+      let id = ObjectIdentifier(album)
+      switch rng.next() % 4 {
+      case 0, 1:
+        table[id] = member(album, label: UInt64(step))
+        reference[id] = UInt64(step)
+      case 2:
+        #expect(table.removeValue(forKey: id)?.label == reference.removeValue(forKey: id))
+      default:
+        table[id]?.label = UInt64(step)  // changes a member only if present
+        if reference[id] != nil { reference[id] = UInt64(step) }
+      }
+      if step % 1_000 == 0 {
+        #expect(table.count == reference.count)
+      }
+    }
+    #expect(table.count == reference.count)
+    for album in albums {
+      let id = ObjectIdentifier(album)
+      #expect(table[id]?.label == reference[id])
+    }
+    #expect(Set(table.keys) == Set(reference.keys))
+    #expect(table.values.count == reference.count)
+    for (id, value) in table { #expect(reference[id] == value.label) }
+  }
+
+  @Test func removedSlotsAreReused() {
+    let albums = (0..<100).map { Album("\($0)") }
+    var table = _MemberTable()
+    table.reserveCapacity(100)
+    for album in albums { table[ObjectIdentifier(album)] = member(album, label: 0) }
+    for album in albums.prefix(50) { table[ObjectIdentifier(album)] = nil }
+    let others = (0..<50).map { Album("new \($0)") }
+    for album in others { table[ObjectIdentifier(album)] = member(album, label: 1) }
+    #expect(table.count == 100)
+    // Pool order: the new members took the freed slots, so iteration meets 50 of each.
+    #expect(table.prefix(50).allSatisfy { $0.value.label == 1 })
+    #expect(table.dropFirst(50).allSatisfy { $0.value.label == 0 })
+  }
+}
