@@ -110,12 +110,13 @@ public struct Observed<Value> {
   static func _didChange<Root: ObservableModel>(
     _ object: Root, _ storage: ReferenceWritableKeyPath<Root, Self>
   ) {
-    let state = object.observation._state.load(ordering: .acquiring)
+    var state = object.observation._state.load(ordering: .acquiring)
     if state == 0 { return }
     var slot = object[keyPath: storage]._slot
     if slot == nil {
-      // Nobody observes this property; the object's "any property" observers may.
-      slot = _slotForUnobservedSet(object, state: state)
+      // Nobody observes this property; the object's "any property" observers may (or a lone
+      // watch, which this call notifies; `state` is then reloaded if it changed meanwhile).
+      slot = _slotForUnobservedSet(object, state: &state)
       if slot == nil { return }
       object[keyPath: storage]._slot = slot
     }

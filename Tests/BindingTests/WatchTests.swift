@@ -159,4 +159,41 @@ extension WatchTests {
     #expect(log.count == settled)
     #expect(users.value.allSatisfy { !$0.isDeleted })
   }
+
+  @Test func aWriteRacingATakeoverReachesTheWatch() async {
+    // One thread writes each element while another registers an observer of it, which takes
+    // the lone watch over: the write must reach the watch whichever comes first (a write that
+    // found the lone watch gone used to be dropped). Lock-step, element by element.
+    let count = 20_000
+    let users = _Transfer((0..<count).map { User(name: "\($0)") })
+    let log = WatchLog()
+    for user in users.value {
+      _ = _watch(user, sink: log.sink, replacing: nil) { _ = user.name }
+    }
+    let phase = AtomicCounter()
+    let tokens = LockedList<ObservationToken>()
+    await withTaskGroup(of: Void.self) { group in
+      group.addTask {
+        await onNewThread {
+          for index in 0..<count {
+            while phase.value < 2 * index + 1 {}
+            users.value[index].age = 1
+            phase.increment()
+          }
+        }
+      }
+      group.addTask {
+        await onNewThread {
+          for index in 0..<count {
+            while phase.value < 2 * index {}
+            phase.increment()
+            let token = users.value[index].observe(\.name, delivery: .synchronous) { _ in }
+            tokens.append(token)
+          }
+        }
+      }
+    }
+    #expect(log.count == count, "\(count - log.count) writes did not reach their watch")
+    for token in tokens.values { token.cancel() }
+  }
 }

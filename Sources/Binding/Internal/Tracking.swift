@@ -236,11 +236,14 @@ func _makeSlot<Root: ObservableModel>(_ object: Root) -> UnsafeMutableRawPointer
 @usableFromInline
 @inline(never)
 func _slotForUnobservedSet<Root: ObservableModel>(
-  _ object: Root, state stateAddress: UInt
+  _ object: Root, state stateAddress: inout UInt
 ) -> UnsafeMutableRawPointer? {
   if stateAddress & _loneWatchTag != 0 {
-    _loneWatchFired(object)
-    return nil
+    if _loneWatchFired(object) { return nil }
+    // The lone watch ended, or a state took it over since the caller read the word: then the
+    // write goes the state's way (its watches include the lone one), with the word read now.
+    stateAddress = object.observation._state.load(ordering: .acquiring)
+    if stateAddress == 0 || stateAddress & _loneWatchTag != 0 { return nil }
   }
   // The object owns its state (one retained reference) and is alive during its own setter;
   // the address is non-zero (the setter returns before calling this when it is 0).

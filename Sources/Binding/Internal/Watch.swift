@@ -135,7 +135,8 @@ package func _watch<Root: ObservableModel>(
       break
     }
     if element.observation.beginLoneWatch(sink) {
-      previous?.end(of: element, sink: sink)
+      // A previous lone watch is over (checked above): only a listed one needs ending.
+      if case .full(let watch)? = previous { watch.deactivate() }
       return .lone
     }
   }
@@ -174,13 +175,14 @@ func _loneWatchLock(_ word: UInt) -> _Locked<Int> {
 }
 
 /// A property of `object`, which has a lone watch (or had, a moment ago), changed: tells the
-/// watch's receiver, as one write.
+/// watch's receiver, as one write; `false` if the object's word holds no lone watch any more.
 @inline(never)
-func _loneWatchFired<Root: ObservableModel>(_ object: Root) {
-  guard let sink = object.observation.loneWatchSink() else { return }
+func _loneWatchFired<Root: ObservableModel>(_ object: Root) -> Bool {
+  guard let sink = object.observation.loneWatchSink() else { return false }
   _notifyingWrite {
     sink.receiver?._watchFired(ObjectIdentifier(object), elementDeleted: false)
   }
+  return true
 }
 
 extension ObservationStorage {

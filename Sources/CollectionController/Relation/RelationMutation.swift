@@ -66,9 +66,9 @@ extension ObservableModel {
   /// keep no copy); when something does (your own copy, an observer of the property, which
   /// keeps the old value for its changes, or a model bridged to Swift Observation), it is
   /// copied first, as any edit of a shared array is. To take the array out, the property is
-  /// written with an empty array that no observer hears; if `relation` is a computed property
-  /// with a setter of its own rather than an `@Observed` property, that setter sees the empty
-  /// array before the result.
+  /// written with an empty array that no observer hears (only when `relation` reads one
+  /// `@Observed` property of this object); if `relation` is a computed property with a setter of
+  /// its own, that setter runs with the empty array first, then with the result.
   ///
   /// ```swift
   /// artist.apply(.insert(album, at: 0), to: \.albums)
@@ -240,14 +240,15 @@ extension ObservableModel {
   /// The value of `relation`, taken out of the property so that the caller holds the only
   /// reference the property had and can edit it in place; the caller writes it back.
   ///
-  /// The property is left holding `empty` for the duration, a write no observer hears. A model
-  /// bridged to Swift Observation would report that write to Swift Observation, so there the
-  /// value is only read (and the edit copies it).
+  /// The property is left holding `empty` for the duration, a write no observer hears. Only a
+  /// relation that reads one `@Observed` property of this object is taken out; the value of a
+  /// path through other objects, or of a model bridged to Swift Observation (which would
+  /// report the emptying write to Swift Observation), is only read, and the edit copies it.
   func _takeForEditing<Value>(
     _ relation: ReferenceWritableKeyPath<Self, Value>, leaving empty: Value
   ) -> Value {
     let value = self[keyPath: relation]
-    if !Self._bridgesSwiftObservation {
+    if !Self._bridgesSwiftObservation && _readsOneOwnProperty(relation) {
       _withoutNotifications { self[keyPath: relation] = empty }
     }
     return value
