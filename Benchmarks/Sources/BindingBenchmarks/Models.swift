@@ -32,6 +32,36 @@ final class DidSet3 {
   var score = 0.0
 }
 
+/// The least a target registration must do, written by hand: a `didSet` that loads a weakly
+/// held target and hands it a change value holding the object, the key path, and the old and
+/// new values (what `KeyPathChange` holds), through a stored closure.
+final class WeakTargetDidSet3 {
+  struct Change {
+    let object: WeakTargetDidSet3
+    let keyPath: KeyPath<WeakTargetDidSet3, Int>
+    let oldValue: Int
+    let newValue: Int
+  }
+  weak var target: Sink?
+  var action: (Sink, Change) -> Void = { _, _ in }
+  /// Stored, as a registration stores it (a literal here would be built on every change).
+  let agePath: KeyPath<WeakTargetDidSet3, Int> = \.age
+  var name = ""
+  var age = 0 {
+    didSet {
+      guard let target else { return }
+      action(target, Change(object: self, keyPath: agePath, oldValue: oldValue, newValue: age))
+    }
+  }
+  var score = 0.0
+}
+
+/// An action for `WeakTargetDidSet3`, made where the optimiser cannot see it.
+@inline(never)
+func opaqueTargetAction() -> (Sink, WeakTargetDidSet3.Change) -> Void {
+  { sink, change in sink.total &+= change.newValue &- change.oldValue }
+}
+
 /// OpenCombine's `@Published`.
 final class Published3 {
   @Published var name = ""

@@ -15,6 +15,9 @@
 // - "one synchronous target": `addTarget` registered from nonisolated code (so delivery is
 //   synchronous), the target held weakly as the API promises; "observe closure" is the same
 //   with a token and a closure that holds the sink strongly, like the baseline's closure.
+// - "floor": a hand-written `didSet` that does only what a target registration cannot avoid
+//   (load the weakly held target, build a change value holding the object, the key path, old
+//   and new value, call a stored closure), to show how much of the 2x budget it leaves.
 // - Swift Observation re-arm loop: `withObservationTracking` on `age`, then a write, per
 //   iteration (the loop `@Observable` users write to hear every change).
 // - OpenCombine: `@Published var age` with one `sink`.
@@ -141,6 +144,7 @@ if CommandLine.arguments.contains("--relation") {
 @inline(never) func set(_ o: Plain3, _ v: Int) { o.age = v }
 @inline(never) func set(_ o: Observed3, _ v: Int) { o.age = v }
 @inline(never) func set(_ o: DidSet3, _ v: Int) { o.age = v }
+@inline(never) func set(_ o: WeakTargetDidSet3, _ v: Int) { o.age = v }
 @inline(never) func set(_ o: SwiftObservable3, _ v: Int) { o.age = v }
 @inline(never) func set(_ o: Published3, _ v: Int) { o.age = v }
 @inline(never) func get(_ o: Plain3) -> Int { o.age }
@@ -160,6 +164,9 @@ if CommandLine.arguments.contains("--relation") {
   return s
 }
 @inline(never) func setDidSet(_ o: DidSet3, _ n: Int) { for i in 0..<n { set(o, i) } }
+@inline(never) func setWeakTargetDidSet(_ o: WeakTargetDidSet3, _ n: Int) {
+  for i in 0..<n { set(o, i) }
+}
 @inline(never) func setSwiftObservable(_ o: SwiftObservable3, _ n: Int) {
   for i in 0..<n { set(o, i) }
 }
@@ -203,6 +210,16 @@ let targetCost = measure(iterations: n) { setObserved(targeted, $0) }
 addRatio(
   "one synchronous target / didSet calling one stored closure", targetCost, over: didSetCost,
   atMost: 2)
+// The floor of any target registration, by hand: the weak load of the target and the change
+// value (object and key path retained) alone, against the same baseline.
+let floorModel = WeakTargetDidSet3()
+let floorSink = Sink()
+floorModel.target = floorSink
+floorModel.action = opaqueTargetAction()
+let floorCost = measure(iterations: n) { setWeakTargetDidSet(floorModel, $0) }
+addRatio(
+  "  floor: didSet with a weak target and a change value, by hand / the same didSet", floorCost,
+  over: didSetCost)
 
 let observedByClosure = Observed3()
 let closureSink = Sink()
@@ -301,7 +318,8 @@ add(
   String(format: "%.2f", Double(deliveries) / Double(10 * blocksRun)), goal: "1",
   met: deliveries == 10 * blocksRun)
 
-blackHole((didSetSink.total, targetSink.total, counter.value.load(ordering: .relaxed)))
+blackHole(
+  (didSetSink.total, targetSink.total, floorSink.total, counter.value.load(ordering: .relaxed)))
 
 // MARK: Relation controller
 
