@@ -22,8 +22,9 @@ import Synchronization
 ///
 /// - Important: A model is an ordinary class. Writes of one property from several threads at
 ///   once are the caller's to serialise, as with any class; registering an observer of a
-///   property reads it, so it is serialised with that property's writes the same way. The
-///   package's own state (registrations, tokens) is safe to use from any thread.
+///   property reads it, so it is serialised with that property's writes, and with other
+///   registrations of that property, the same way. The package's own state (registrations of
+///   different properties or objects, tokens, cancellation) is safe to use from any thread.
 public protocol ObservableModel: BindingReceiver {
   /// The model's observation state. Declare it as `let observation = ObservationStorage()`.
   var observation: ObservationStorage { get }
