@@ -574,6 +574,45 @@ extension RelationControllerTests {
     #expect(log.failures.isEmpty, "\(log.failures)")
   }
 
+  @Test func reconfiguringSectionNamesReportsTheRenamedSections() throws {
+    let artist = Artist(makeAlbums([("a", 1981), ("b", 1995), ("c", 1983)]))
+    let albums = try RelationController(
+      \.albums, of: artist, sortedBy: [SortDescriptor(\.year)], sectionedBy: { $0.decade })
+    let log = ChangeLog(albums)
+    let recorder = DelegateRecorder()
+    albums.delegate = recorder
+    #expect(albums.sections.map(\.name) == ["1980", "1990"])
+    // Only the names change: one change set, with no content change, naming the renamed one.
+    try albums.reconfigure { $0.sectionName = { $0 == 1980 ? "1980" : "The nineties" } }
+    #expect(albums.sections.map(\.name) == ["1980", "The nineties"])
+    #expect(log.count == 1)
+    #expect(log.last?.renamedSections == [1])
+    #expect(log.last?.insertedSections.isEmpty == true)
+    #expect(log.last?.deletedRows.isEmpty == true)
+    #expect(recorder.events == ["will", "section update 1 1990 [\"b\"]", "did"])
+    // A reconfiguration that changes neither content nor names reports nothing.
+    try albums.reconfigure { $0.sectionName = { $0 == 1980 ? "1980" : "The nineties" } }
+    #expect(log.count == 1)
+    // With content changes: renamed sections are named by their new indexes; a deleted
+    // section is not renamed, and neither is one that appears.
+    artist.albums.append(Album("d", year: 2003))
+    #expect(log.count == 2)
+    try albums.reconfigure { configuration in
+      configuration.sectionName = { "\($0)s" }
+      configuration.filter = .init { $0.decade != 1980 }
+    }
+    #expect(albums.sections.map(\.name) == ["1990s", "2000s"])
+    #expect(log.count == 3)
+    #expect(log.last?.deletedSections == [0])
+    #expect(log.last?.renamedSections == [0, 1])
+    try albums.reconfigure { $0.filter = nil }
+    #expect(albums.sections.map(\.name) == ["1980s", "1990s", "2000s"])
+    #expect(log.count == 4)
+    #expect(log.last?.insertedSections == [0])
+    #expect(log.last?.renamedSections.isEmpty == true)
+    #expect(log.failures.isEmpty, "\(log.failures)")
+  }
+
   @Test func aPredicateThatThrowsIsAConfigurationError() throws {
     struct Boom: Error {}
     let artist = Artist([Album("a", label: Label("x")), Album("b")])

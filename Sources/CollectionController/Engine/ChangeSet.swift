@@ -31,7 +31,9 @@ import Foundation
 ///   }
 ///   tableView.reloadRows(at: changes.updatedRows.map(IndexPath.init), with: .automatic)
 /// }
-/// // then reconfigure the cells of moves whose `changed` is true, at their new positions.
+/// // then reconfigure the cells of moves whose `changed` is true, at their new positions,
+/// // and reload the headers of renamed sections:
+/// tableView.reloadSections(changes.renamedSections, with: .none)
 /// ```
 public struct RelationChangeSet<Element> {
   /// A row that moved from an old position to a new one.
@@ -77,6 +79,10 @@ public struct RelationChangeSet<Element> {
   public internal(set) var movedRows: [Move] = []
   /// Old positions of rows that stayed in place (in the batch-update sense) but changed.
   public internal(set) var updatedRows: [RowPosition] = []
+  /// New indexes of sections that were there before and after and whose display name changed
+  /// (a reconfiguration of the section name): reload their headers after the batch. They
+  /// change no content, so `apply(to:)` and the batch-update rules ignore them.
+  public internal(set) var renamedSections = IndexSet()
 
   /// The elements of each deleted section in old order, parallel to `deletedSections`.
   public internal(set) var deletedSectionElements: [[Element]] = []
@@ -95,6 +101,7 @@ public struct RelationChangeSet<Element> {
   public var isEmpty: Bool {
     deletedSections.isEmpty && insertedSections.isEmpty && deletedRows.isEmpty
       && insertedRows.isEmpty && movedRows.isEmpty && updatedRows.isEmpty
+      && renamedSections.isEmpty
   }
 }
 
@@ -117,6 +124,7 @@ extension RelationChangeSet: CustomStringConvertible {
     add("+rows", insertedRows)
     add("moves", movedRows)
     add("updates", updatedRows)
+    add("renamed sections", Array(renamedSections))
     return "ChangeSet(\(parts.joined(separator: "; ")))"
   }
 }

@@ -17,7 +17,8 @@ public enum RelationChangeType: Hashable, Sendable {
   case delete
   /// The element moved from the old position to the new one.
   case move
-  /// The element stayed in place (in the batch-update sense) and an observed attribute changed.
+  /// The element stayed in place (in the batch-update sense) and an observed attribute changed;
+  /// for a section, its display name changed.
   case update
 }
 
@@ -25,10 +26,10 @@ public enum RelationChangeType: Hashable, Sendable {
 /// delegate: will change, section changes, element changes, did change, in that order.
 ///
 /// Every method has a default that does nothing. Within one change set, section changes come
-/// first (deletions, then insertions), then element changes: insertions, deletions, moves,
-/// updates. Positions follow UITableView's batch-update rules (see ``RelationChangeSet``): a
-/// deletion, a move's source and an update name the old position; an insertion and a move's
-/// destination name the new one.
+/// first (deletions, insertions, then renamed sections), then element changes: insertions,
+/// deletions, moves, updates. Positions follow UITableView's batch-update rules (see
+/// ``RelationChangeSet``): a deletion, a move's source and an update name the old position; an
+/// insertion and a move's destination name the new one.
 ///
 /// A delegate may change the relation or its elements in any of these callbacks: the change is
 /// queued and comes as the next change set, after this one has reached every receiver (see
@@ -62,13 +63,16 @@ public protocol RelationControllerDelegate<Owner, Element, SectionKey>: AnyObjec
   func relationControllerWillChangeContent(
     _ controller: RelationController<Owner, Element, SectionKey>)
 
-  /// A section was inserted (at its new index) or deleted (at its old index).
+  /// A section was inserted (at its new index), deleted (at its old index), or renamed (at its
+  /// new index: a reconfiguration changed its display name; reload its header).
   ///
   /// - Parameters:
   ///   - controller: The controller whose content changes.
-  ///   - section: The section: for a deletion, as it was; for an insertion, as it is.
-  ///   - index: The old index of a deleted section, the new index of an inserted one.
-  ///   - type: ``RelationChangeType/insert`` or ``RelationChangeType/delete``.
+  ///   - section: The section: for a deletion, as it was; otherwise, as it is.
+  ///   - index: The old index of a deleted section, the new index of an inserted or renamed
+  ///     one.
+  ///   - type: ``RelationChangeType/insert``, ``RelationChangeType/delete`` or, for a renamed
+  ///     section, ``RelationChangeType/update``.
   func relationController(
     _ controller: RelationController<Owner, Element, SectionKey>,
     didChange section: RelationController<Owner, Element, SectionKey>.Section,
@@ -313,6 +317,10 @@ extension RelationController {
         key: key, name: delivery.sectionName(key),
         objects: changes.insertedSectionElements[ordinal])
       delegate.relationController(self, didChange: section, atSectionIndex: index, for: .insert)
+    }
+    for index in changes.renamedSections {
+      delegate.relationController(
+        self, didChange: section(at: index), atSectionIndex: index, for: .update)
     }
     for (position, element) in zip(changes.insertedRows, changes.insertedElements) {
       delegate.relationController(

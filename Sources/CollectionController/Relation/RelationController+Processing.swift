@@ -117,6 +117,9 @@ extension RelationController {
     var armed = false
     var writingTrigger = false
     var triggerFired = false
+    /// The section names before the first reconfiguration of the pending transaction, if it
+    /// has one (to report the sections it renamed).
+    var namesBeforeReconfiguration: ((SectionKey) -> String)?
     var dirtyIndex: [ObjectIdentifier: Int] = [:]
     var dirty: [(element: Element, changedAttributes: Bool)] = []
     /// The observed attributes' fingerprint after the last change of each element changed in
@@ -336,7 +339,9 @@ extension RelationController {
 
   /// Runs the transaction over the dirty elements.
   func _transaction(_ state: _State) -> _Delivery? {
-    guard !state.dirty.isEmpty else { return nil }
+    let namesBefore = state.namesBeforeReconfiguration
+    state.namesBeforeReconfiguration = nil
+    guard !state.dirty.isEmpty || namesBefore != nil else { return nil }
     _healAroundTouched(state)
     // An observed attribute changed if its fingerprint after the transaction's last change of
     // the element differs from the one at the previous comparison. Only elements changed in
@@ -361,8 +366,16 @@ extension RelationController {
       else { return nil }
       return (config.sectionedBy(element), member.label)
     }
-    guard let changes else { return nil }
-    let newKeys = changes.insertedSections.isEmpty ? [] : state.index.sectionKeys
+    guard var changes = changes ?? (namesBefore == nil ? nil : ChangeSet()) else { return nil }
+    let newKeys = state.index.sectionKeys
+    if let namesBefore {
+      for (index, key) in newKeys.enumerated()
+      where !changes.insertedSections.contains(index) && namesBefore(key) != config.sectionName(key)
+      {
+        changes.renamedSections.insert(index)
+      }
+      if changes.isEmpty { return nil }
+    }
     return _Delivery(
       changes: changes,
       deletedSectionKeys: changes.deletedSections.map { oldKeys[$0] },
@@ -458,6 +471,9 @@ extension RelationController {
       }
       state.lastSetCount = set.count
     case .reconfigure(let config):
+      if state.namesBeforeReconfiguration == nil {
+        state.namesBeforeReconfiguration = state.config.sectionName
+      }
       state.config = config
       // Fingerprints of the old configuration's attributes compare with nothing now.
       state.latestFingerprints = [:]
