@@ -367,7 +367,9 @@ extension RelationController {
       return (config.sectionedBy(element), member.label)
     }
     guard var changes = changes ?? (namesBefore == nil ? nil : ChangeSet()) else { return nil }
-    let newKeys = state.index.sectionKeys
+    // The new keys only when needed: O(sections), on a path that is otherwise O(log n).
+    let newKeys =
+      changes.insertedSections.isEmpty && namesBefore == nil ? [] : state.index.sectionKeys
     if let namesBefore {
       for (index, key) in newKeys.enumerated()
       where !changes.insertedSections.contains(index) && namesBefore(key) != config.sectionName(key)
