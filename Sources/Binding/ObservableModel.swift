@@ -132,12 +132,14 @@ extension ObservableModel {
   /// - Complexity: O(1).
   public var isDeleted: Bool { observation.existing?.isDeleted ?? false }
 
-  /// Whether reading `keyPath` reads exactly one `@Observed` property, of this object (a
-  /// relation stored here, not a path through other objects); package: relation edits take
-  /// only such a value out of its property.
-  package func _readsOneOwnProperty<Value>(_ keyPath: KeyPath<Self, Value>) -> Bool {
-    let slots = _AccessRecorder.trackSlots { _ = self[keyPath: keyPath] }
-    return slots.count == 1 && slots[0].isOwned(by: self)
+  /// The value at `keyPath`, and whether reading it read exactly one `@Observed` property, of
+  /// this object (a relation stored here, not a path through other objects); package:
+  /// relation edits take only such a value out of its property.
+  package func _readNotingOwnership<Value>(
+    _ keyPath: KeyPath<Self, Value>
+  ) -> (value: Value, isOwnProperty: Bool) {
+    let (value, slots) = _AccessRecorder.track { self[keyPath: keyPath] }
+    return (value, slots.count == 1 && slots[0].isOwned(by: self))
   }
 
   /// Whether the object has the state that observation allocates (a test hook, not API: a

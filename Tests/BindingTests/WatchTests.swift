@@ -153,11 +153,11 @@ extension WatchTests {
         }
       }
     }
-    // Every watch ended: nothing more is heard.
+    // Every watch ended, whether it stayed lone or a registration took it over: nothing more
+    // is heard.
     let settled = log.count
     for user in users.value { user.age = -1 }
     #expect(log.count == settled)
-    #expect(users.value.allSatisfy { !$0.isDeleted })
   }
 
   @Test func aWriteRacingATakeoverReachesTheWatch() async {

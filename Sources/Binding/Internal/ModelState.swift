@@ -172,12 +172,14 @@ final class _ModelState: _Locked<_ModelState.State>, @unchecked Sendable {
   /// state took over), other than `except`.
   func loneWatch(of sink: _WatchSink, element: ObjectIdentifier, except: _Watch?) -> _Watch? {
     let bits = UInt(bitPattern: element)
+    func matches(_ watch: _Watch) -> Bool {
+      watch.sink === sink && watch.elementBits == bits && watch.readsOnlyElement
+        && watch !== except
+    }
     return withLock { state in
       let (first, more) = state.liveWatches()
-      return ([first].compactMap { $0 } + more).first { watch in
-        watch.sink === sink && watch.elementBits == bits && watch.readsOnlyElement
-          && watch !== except
-      }
+      if let first, matches(first) { return first }
+      return more.first(where: matches)
     }
   }
 

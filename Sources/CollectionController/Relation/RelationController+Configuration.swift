@@ -98,9 +98,7 @@ extension RelationController {
       filter: configuration.filter, sortedBy: configuration.sortedBy,
       sectionedBy: configuration.sectionedBy, sectionName: configuration.sectionName,
       observing: configuration.observing)
-    let members = _lock.withLock { state in
-      state.members.values.map { unsafeDowncast($0.object, to: Element.self) }
-    }
+    let members = _lock.withLock { state in state.members.values.map(_element) }
     try config.validate(members)
     _enqueue(.reconfigure(config), commit: true)
   }
@@ -159,10 +157,9 @@ struct _Config<Element: ObservableModel, SectionKey: Hashable & Comparable> {
     }
   }
 
-  /// Evaluates everything the filter, sort and section functions read of `element`.
-  /// Reads everything the configuration reads of `element` (so that watching the evaluation
-  /// watches it) and returns the fingerprint of its observed attributes: equal fingerprints
-  /// mean unchanged attributes, up to a 64-bit hash collision.
+  /// Reads everything the filter, sort and section functions read of `element` (so that
+  /// watching the evaluation watches it) and returns the fingerprint of its observed
+  /// attributes: equal fingerprints mean unchanged attributes, up to a 64-bit hash collision.
   func readInputs(_ element: Element) -> Int {
     if let filter { _ = try? filter.evaluate(element) }
     _ = sectionedBy(element)

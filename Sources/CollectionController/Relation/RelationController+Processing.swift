@@ -450,9 +450,8 @@ extension RelationController {
       _touch(_element(member), state)
     case .deleted(let id):
       guard var member = state.members[id], !member.deleted else { return }
-      member.deleted = true
       member.watch?.end(of: _element(member), sink: _sink)
-      member.watch = nil
+      member.watch = nil  // deleted from now on
       state.members[id] = member
       _touch(_element(member), state)
     case .ownerDeleted:
@@ -481,14 +480,13 @@ extension RelationController {
       state.latestFingerprints = [:]
       _comparator.compare = config.compare
       for (id, member) in state.members {
-        var member = member
         if !member.deleted {
+          var member = member
+          // No watch: deleted meanwhile (see `_watchFired`), and so a deleted member now.
           (member.watch, member.fingerprint) = _watch(
             _element(member), replacing: member.watch, state)
-          // No watch: deleted meanwhile (see `.element` above).
-          if member.watch == nil { member.deleted = true }
+          state.members[id] = member
         }
-        state.members[id] = member
         _touch(_element(member), state)
       }
     case .commit:
@@ -504,17 +502,11 @@ extension RelationController {
   }
 
   func _enter(_ element: Element, label: UInt64, occurrences: Int = 1, _ state: _State) {
-    let id = ObjectIdentifier(element)
-    if element.isDeleted {
-      state.members[id] = _Member(
-        object: element, label: label, occurrences: occurrences, watch: nil, fingerprint: 0,
-        deleted: true)
-      return
-    }
+    // An element that announced its deletion gets no watch, and is a deleted member.
     let (watch, fingerprint) = _watch(element, replacing: nil, state)
-    state.members[id] = _Member(
+    state.members[ObjectIdentifier(element)] = _Member(
       object: element, label: label, occurrences: occurrences, watch: watch,
-      fingerprint: fingerprint, deleted: watch == nil)
+      fingerprint: fingerprint)
     _touch(element, state)
   }
 
@@ -800,24 +792,25 @@ struct _RelationMember {
   /// order-maintenance label for arrays, the order of entry for sets.
   var label: UInt64
   /// What re-evaluates the element when something its functions read changes; `nil` once it
-  /// announced its deletion.
+  /// announced its deletion (see `deleted`).
   var watch: _WatchHandle?
   /// The hash of the observed attributes at the last transaction (see `_Config.fingerprint`).
   var fingerprint: Int
   private var _occurrences: Int32
-  var deleted: Bool
 
   init(
-    object: AnyObject, label: UInt64, occurrences: Int, watch: _WatchHandle?, fingerprint: Int,
-    deleted: Bool
+    object: AnyObject, label: UInt64, occurrences: Int, watch: _WatchHandle?, fingerprint: Int
   ) {
     self.object = object
     self.label = label
     self.watch = watch
     self.fingerprint = fingerprint
     _occurrences = Int32(clamping: occurrences)
-    self.deleted = deleted
   }
+
+  /// Whether the element announced its deletion: it stays a member (the relation may still
+  /// hold it) but is not shown, and nothing watches it.
+  var deleted: Bool { watch == nil }
 
   /// How many times an array holds the element.
   var occurrences: Int {

@@ -247,8 +247,9 @@ extension ObservableModel {
   func _takeForEditing<Value>(
     _ relation: ReferenceWritableKeyPath<Self, Value>, leaving empty: Value
   ) -> Value {
-    let value = self[keyPath: relation]
-    if !Self._bridgesSwiftObservation && _readsOneOwnProperty(relation) {
+    if Self._bridgesSwiftObservation { return self[keyPath: relation] }
+    let (value, isOwnProperty) = _readNotingOwnership(relation)
+    if isOwnProperty {
       _withoutNotifications { self[keyPath: relation] = empty }
     }
     return value

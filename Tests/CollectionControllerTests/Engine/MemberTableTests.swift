@@ -8,7 +8,7 @@ import Testing
 
 private func member(_ album: Album, label: UInt64) -> _RelationMember {
   _RelationMember(
-    object: album, label: label, occurrences: 1, watch: nil, fingerprint: 0, deleted: false)
+    object: album, label: label, occurrences: 1, watch: nil, fingerprint: 0)
 }
 
 extension MemberTableTests {
