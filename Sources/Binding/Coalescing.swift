@@ -62,6 +62,13 @@ final class _CoalescingScope {
   var depth = 0
   private var pending: [ObjectIdentifier: _Pending] = [:]
   private var order: [_Pending] = []
+  /// Who waits for the end of the transaction (see `_afterCurrentTransaction`), in order.
+  private var ending: [any _TransactionObserver] = []
+
+  /// Tells `observer` when the transaction ends, after the coalesced registrations it heard.
+  func onEnd(_ observer: any _TransactionObserver) {
+    ending.append(observer)
+  }
 
   /// Whether `record` already waits for the end of the transaction.
   @usableFromInline
@@ -104,10 +111,10 @@ final class _CoalescingScope {
     depth = 1
     defer { depth = 0 }
     var rounds = 0
-    while !order.isEmpty {
+    while !order.isEmpty || !ending.isEmpty {
       rounds += 1
       if rounds > maximumCoalescingRounds {
-        let paths = order.map { $0.description }
+        let paths = order.map { $0.description } + ending.map { "\(type(of: $0))" }
         fatalError(
           """
           Binding: coalesced callbacks kept changing values for \(maximumCoalescingRounds) \
@@ -117,10 +124,62 @@ final class _CoalescingScope {
       let batch = order
       order = []
       pending = [:]
+      let observers = ending
+      ending = []
       for item in batch where item.isDeletion { item.deliver() }
       for item in batch where !item.isDeletion { item.deliver() }
+      for observer in observers { observer._transactionEnded() }
     }
   }
+}
+
+/// Hears the end of a transaction (see `_afterCurrentTransaction(_:)`).
+package protocol _TransactionObserver: AnyObject, Sendable {
+  /// The transaction ended; runs on the thread that made it, with no lock of Binding's held.
+  func _transactionEnded()
+}
+
+/// Passes the end of a transaction on to an observer held weakly, so that waiting for the end
+/// does not keep the observer alive (an observer released meanwhile hears nothing). Made once
+/// per observer, not per transaction.
+package final class _TransactionRelay: _TransactionObserver {
+  private struct Weak {
+    weak var target: (any _TransactionObserver)?
+  }
+
+  /// Guards the target, set once by its owner's initialiser.
+  private let _target = _Locked(Weak())
+
+  package init() {}
+
+  /// Sets the observer (once, when it is initialised).
+  package func attach(_ target: any _TransactionObserver) {
+    _target.withLock { $0.target = target }
+  }
+
+  package func _transactionEnded() { _target.withLock { $0.target }?._transactionEnded() }
+}
+
+/// Tells `observer` when the transaction open on this thread ends: at the end of the outermost
+/// `coalesce` block, or, outside one, once the write being notified (and what its observers
+/// wrote) has been heard by all of its observers; at once when no transaction is open.
+///
+/// This is how the package's own clients (relation controllers, dependency trackers) learn
+/// where a transaction ends: the observer is called after the transaction's coalesced
+/// registrations of that round, on the same thread, with no lock held. Changes it makes are
+/// delivered in further rounds, like those of a coalesced callback. Nothing is allocated per
+/// call beyond the transaction's own scope (the observer is retained until then).
+package func _afterCurrentTransaction(_ observer: any _TransactionObserver) {
+  if let scope = _openCoalescingScope() {
+    scope.onEnd(observer)
+  } else {
+    observer._transactionEnded()
+  }
+}
+
+/// An identity of the calling thread, stable while it runs (its per-thread state's address).
+package func _currentThreadKey() -> UInt {
+  UInt(bitPattern: _ThreadState.currentUnmanaged.toOpaque())
 }
 
 /// A delivery deferred to the end of a coalesced transaction.

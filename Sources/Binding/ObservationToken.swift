@@ -14,6 +14,15 @@ public final class ObservationToken: Sendable, Hashable {
   @usableFromInline
   init(_ records: [_Record]) { self.lifetimes = records.map { $0.lifetime } }
 
+  /// A token that runs `onCancel` once, when it is cancelled or released (for registrations
+  /// that the package's other modules keep themselves, such as a relation controller's change
+  /// handlers).
+  package init(onCancel: @escaping @Sendable () -> Void) {
+    let lifetime = _Lifetime()
+    lifetime.onEnd(onCancel)
+    self.lifetimes = [lifetime]
+  }
+
   deinit {
     for lifetime in lifetimes { lifetime.cancel() }
   }

@@ -2,17 +2,18 @@ import Dispatch
 import Foundation
 import Synchronization
 
-/// Where a registration's callbacks run, resolved from ``ObservationDelivery`` and the caller's
-/// isolation at registration.
+/// Where callbacks run, resolved from ``ObservationDelivery`` and the caller's isolation at
+/// registration: the one scheduler of the package (registrations, relation controllers and
+/// dependency trackers all deliver through it).
 @usableFromInline
-enum _Route {
+package enum _Route: Sendable {
   case synchronous
   case mainActor(_Mailbox)
   case queue(DispatchQueue)
   case actor(any Actor, _Mailbox)
 
   @usableFromInline
-  init(_ delivery: ObservationDelivery, isolation: (any Actor)?) {
+  package init(_ delivery: ObservationDelivery, isolation: (any Actor)?) {
     switch delivery.kind {
     case .synchronous: self = .synchronous
     case .mainActor: self = .mainActor(_Mailbox())
@@ -30,9 +31,10 @@ enum _Route {
     }
   }
 
-  /// Runs `job` in this route's context, in order with the route's earlier jobs.
+  /// Runs `job` in this route's context, in order with the route's earlier jobs: at once for
+  /// synchronous delivery, and on the main actor when the caller is on it with nothing queued.
   @usableFromInline
-  func run(_ job: @escaping () -> Void) {
+  package func run(_ job: @escaping () -> Void) {
     switch self {
     case .synchronous: job()
     case .mainActor(let mailbox): mailbox.runOnMain(_Job(job))
@@ -69,7 +71,7 @@ extension _Transfer where Value == () -> Void {
 /// is queued; otherwise the job is queued behind the earlier ones, so deliveries keep their
 /// order.
 @usableFromInline
-final class _Mailbox: Sendable {
+package final class _Mailbox: Sendable {
   private let state = _Locked<(jobs: [_Job], scheduled: Bool)>(([], false))
 
   func runOnMain(_ job: _Job) {

@@ -89,6 +89,11 @@ package enum _WatchHandle: Sendable {
   case full(_Watch)
   case lone
 
+  /// The listed watch, if the handle is one (`nil` for a lone watch).
+  package var listed: _Watch? {
+    if case .full(let watch) = self { watch } else { nil }
+  }
+
   /// Whether two handles are the same watch.
   package func isSame(as other: _WatchHandle?) -> Bool {
     switch (self, other) {
@@ -103,7 +108,11 @@ package enum _WatchHandle: Sendable {
     end(of: element, sink: sink, except: nil)
   }
 
-  func end<Element: ObservableModel>(of element: Element, sink: _WatchSink, except: _Watch?) {
+  /// Ends the watch, sparing `except` (a `.lone` handle ends whichever watch of the sink reads
+  /// only the element, which may be another handle's `.full` watch: name that one here).
+  package func end<Element: ObservableModel>(
+    of element: Element, sink: _WatchSink, except: _Watch?
+  ) {
     switch self {
     case .full(let watch): watch.deactivate()
     case .lone: element.observation.endLoneWatch(sink, element: ObjectIdentifier(element), except)

@@ -40,10 +40,9 @@ import Binding
 /// ### Transactions
 ///
 /// The tracker observes each dependency with one `observeEvents` registration, synchronously,
-/// and collects what arrives in a transaction per thread. To learn where the transaction ends,
-/// it writes a private probe model whose observation is `.coalesced`: with no `coalesce` block
-/// open on the thread, Binding delivers the probe at once, so a single change (or a single
-/// deletion) is its own transaction; inside a block, Binding delivers the probe when the
+/// and collects what arrives in a transaction per thread. Binding tells it where the
+/// transaction ends: with no `coalesce` block open on the thread, at the end of the change (so
+/// a single change, or a single deletion, is its own transaction); inside a block, when the
 /// outermost block ends, and the tracker then hands over the block's events as one batch.
 /// Changes that other observers' callbacks make while a block is being delivered are reported
 /// in the same batch or in the next one, never lost. A dependency deleted in a transaction is
@@ -80,8 +79,12 @@ import Binding
 public final class DependencyTracker: Sendable {
   /// The set, the open transactions and the delivery queue.
   private let _state: _Lock<_TrackerState>
-  /// The model through which batches reach the delivery context.
-  private let _outbox = _Outbox()
+  /// Where batches are delivered (Binding's scheduler).
+  private let _route: _Route
+  /// The receivers, called in the delivery context only.
+  private let _receivers: _Transfer<(handler: (DependencyEvent) -> Void, onDismiss: (() -> Void)?)>
+  /// Waits for the ends of transactions for the tracker, without keeping it alive.
+  private let _relay = _TransactionRelay()
 
   /// Creates an empty tracker that reports to `handler`.
   ///
@@ -112,11 +115,9 @@ public final class DependencyTracker: Sendable {
     _ handler: @escaping (DependencyEvent) -> Void
   ) {
     _state = _Lock(_TrackerState(dismissesOnDeletion: dismissOnDeletion))
-    let token = _outbox.observeEvents(delivery: delivery, isolation: isolation) {
-      [weak self] _ in
-      self?._deliverNextBatch(to: handler, onDismiss: onDismiss)
-    }
-    _state.withLock { $0.outboxToken = token }
+    _route = _Route(delivery, isolation: isolation)
+    _receivers = _Transfer((handler, onDismiss))
+    _relay.attach(self)
   }
 
   /// Whether a transaction that deletes a dependency runs `onDismiss` (once per transaction).
@@ -262,7 +263,7 @@ public final class DependencyTracker: Sendable {
   private func _record<Model: ObservableModel>(
     _ event: ModelEvent<Model>, of dependency: _Dependency
   ) {
-    let thread = _currentThreadID()
+    let thread = _currentThreadKey()
     let recording: _TrackerState.Recording
     switch event {
     case .updated(let object, let changes):
@@ -279,35 +280,24 @@ public final class DependencyTracker: Sendable {
       token?.cancel()
       recording = recorded
     }
-    if case .opened = recording { _openTransaction(on: thread) }
-  }
-
-  /// Starts the probe that reports the end of the transaction just opened on `thread`.
-  private func _openTransaction(on thread: UInt) {
-    let probe = _Signal()
-    let token = probe.observeEvents(options: .coalesced, delivery: .synchronous, isolation: nil) {
-      [weak self] _ in
-      self?._closeTransaction(on: thread)
-    }
-    _state.withLock { $0.setProbe(token, thread: thread) }?.cancel()
-    // Delivered at once outside `coalesce`; at the end of the outermost block inside one.
-    probe.generation &+= 1
+    // The first event of this thread's transaction: hear where it ends.
+    if case .opened = recording { _afterCurrentTransaction(_relay) }
   }
 
   /// Queues the thread's batch and, unless another thread is delivering, delivers it.
   private func _closeTransaction(on thread: UInt) {
-    let (pump, probe) = _state.withLock { $0.close(thread: thread) }
-    probe?.cancel()
-    guard pump else { return }
-    // This thread alone writes the outbox until `takeSignal()` releases the pump.
-    while _state.withLock({ $0.takeSignal() }) { _outbox.tick &+= 1 }
+    guard _state.withLock({ $0.close(thread: thread) }) else { return }
+    // This thread alone schedules deliveries until `takeSignal()` releases the pump, so
+    // batches reach the delivery context in the order their transactions ended.
+    while _state.withLock({ $0.takeSignal() }) {
+      _route.run { [weak self] in self?._deliverNextBatch() }
+    }
   }
 
   /// Delivers the oldest queued batch (in the delivery context): deletions, updates of
   /// dependencies the user did not remove meanwhile, then the dismissal.
-  private func _deliverNextBatch(
-    to handler: (DependencyEvent) -> Void, onDismiss: (() -> Void)?
-  ) {
+  private func _deliverNextBatch() {
+    let (handler, onDismiss) = _receivers.value
     guard let batch = _state.withLock({ $0.nextBatch() }) else { return }
     for deletion in batch.deletions { handler(.deleted(deletion.object.value)) }
     for update in batch.updates where !update.dependency.isRemoved {
@@ -315,5 +305,12 @@ public final class DependencyTracker: Sendable {
     }
     guard !batch.deletions.isEmpty, let onDismiss else { return }
     if _state.withLock({ $0.dismissesOnDeletion }) { onDismiss() }
+  }
+}
+
+extension DependencyTracker: _TransactionObserver {
+  /// The transaction this thread opened ended (Binding calls this on that thread).
+  package func _transactionEnded() {
+    _closeTransaction(on: _currentThreadKey())
   }
 }

@@ -8,7 +8,7 @@ extension _OrderedIndex {
     /// Compiled only with `-D COLLECTION_CONTROLLER_INTERNAL_CHECKS` (see Package.swift).
     ///
     /// - Complexity: O(n + s + b), where *b* is the number of identity-table buckets.
-    func _checkInvariants() {
+    func _checkInvariants(order checksOrder: Bool = true) {
       var total = 0
       for (index, section) in _sections.enumerated() {
         if index > 0 {
@@ -24,7 +24,7 @@ extension _OrderedIndex {
         var rows = 0
         var node = _leftmost(section.root)
         while node >= 0 {
-          if previous >= 0 {
+          if checksOrder && previous >= 0 {
             let a = _element(previous)
             let b = _element(node)
             let order = _comparator(a, b)
@@ -79,6 +79,6 @@ extension _OrderedIndex {
   #else
     /// Does nothing: build with `-D COLLECTION_CONTROLLER_INTERNAL_CHECKS` to check invariants.
     @inline(__always)
-    func _checkInvariants() {}
+    func _checkInvariants(order checksOrder: Bool = true) {}
   #endif
 }

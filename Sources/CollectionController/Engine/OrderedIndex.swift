@@ -250,29 +250,78 @@ extension _OrderedIndex {
   /// - Precondition: The element is not in the index.
   /// - Complexity: Expected O(log n) comparisons, plus O(s) when the section is new.
   mutating func insert(_ element: Element, sectionKey: SectionKey, sequence: UInt64) {
-    precondition(_find(ObjectIdentifier(element)) < 0, "the element is already in the index")
-    precondition(count < Int(Int32.max) - 1, "too many elements for 32-bit node links")
-    let section = _sectionIndexInserting(sectionKey)
-    let slot = _allocate(element, sequence: sequence)
+    let point = insertionPoint(for: element, sectionKey: sectionKey, sequence: sequence)
+    insert(element, sequence: sequence, at: point)
+  }
+
+  /// Where an element goes: the section and the leaf link it hangs from.
+  ///
+  /// Found by comparisons alone, with no change to the index, so that the comparator (user code)
+  /// can run while no lock is held: an index whose only writer finds the point and then inserts
+  /// at it (with its lock held) needs no lock for the search.
+  struct InsertionPoint {
+    /// The section's key.
+    var sectionKey: SectionKey
+    /// The section's index, or `nil` when the section does not exist yet.
+    var section: Int?
+    /// The node the element hangs from, or -1 when the section is empty or new.
+    var parent: Int32
+    /// Whether it hangs as `parent`'s left child.
+    var goesLeft: Bool
+  }
+
+  /// Finds where `element` goes, comparing it with the section's elements; changes nothing.
+  ///
+  /// The point is valid until the index is next changed.
+  ///
+  /// - Complexity: Expected O(log n) comparisons, plus O(log s) key comparisons.
+  func insertionPoint(
+    for element: Element, sectionKey: SectionKey, sequence: UInt64
+  ) -> InsertionPoint {
+    guard let section = sectionIndex(for: sectionKey) else {
+      return InsertionPoint(sectionKey: sectionKey, section: nil, parent: -1, goesLeft: false)
+    }
     var parent: Int32 = -1
     var goesLeft = false
     var node = _sections[section].root
     while node >= 0 {
-      _nodes[Int(node)].size += 1
       parent = node
       goesLeft = _orders(element, sequence, before: node)
       node = goesLeft ? _nodes[Int(node)].left : _nodes[Int(node)].right
     }
+    return InsertionPoint(
+      sectionKey: sectionKey, section: section, parent: parent, goesLeft: goesLeft)
+  }
+
+  /// Inserts `element` at `point`, found by `insertionPoint(for:sectionKey:sequence:)` with no
+  /// change to the index since; compares no elements.
+  ///
+  /// - Precondition: The element is not in the index.
+  /// - Complexity: Expected O(log n), plus O(s) when the section is new.
+  mutating func insert(_ element: Element, sequence: UInt64, at point: InsertionPoint) {
+    precondition(_find(ObjectIdentifier(element)) < 0, "the element is already in the index")
+    precondition(count < Int(Int32.max) - 1, "too many elements for 32-bit node links")
+    let section = point.section ?? _sectionIndexInserting(point.sectionKey)
+    let slot = _allocate(element, sequence: sequence)
+    let parent = point.parent
     if parent < 0 {
+      precondition(_sections[section].root < 0, "stale insertion point")
       _sections[section].root = slot
       _nodes[Int(slot)].parent = ~Int32(section)
     } else {
-      if goesLeft {
+      if point.goesLeft {
+        precondition(_nodes[Int(parent)].left < 0, "stale insertion point")
         _nodes[Int(parent)].left = slot
       } else {
+        precondition(_nodes[Int(parent)].right < 0, "stale insertion point")
         _nodes[Int(parent)].right = slot
       }
       _nodes[Int(slot)].parent = parent
+      var ancestor = parent
+      while ancestor >= 0 {
+        _nodes[Int(ancestor)].size += 1
+        ancestor = _nodes[Int(ancestor)].parent
+      }
       let priority = Self._priority(slot)
       while true {
         let up = _nodes[Int(slot)].parent

@@ -1,3 +1,5 @@
+import Binding
+
 /// The members of a relation controller by identity: a pool of 40-byte `_RelationMember`s and
 /// an `_IdentityTable` of pool slots (about 5 bytes per member), instead of a dictionary, whose
 /// 48-byte buckets at a load factor of at most 3/4 cost about 100 bytes per member at 10^6.
@@ -84,6 +86,25 @@ struct _MemberTable: Sequence {
   }
 
   /// The identities of the members.
+  #if COLLECTION_CONTROLLER_INTERNAL_CHECKS
+    /// Traps unless the pool, the free list and the identity table agree (debug builds).
+    ///
+    /// - Complexity: O(n + b), where *b* is the number of identity-table buckets.
+    func _checkInvariants() {
+      var occupied = 0
+      for (slot, member) in pool.enumerated() {
+        guard let member else { continue }
+        occupied += 1
+        precondition(
+          self.slot(of: ObjectIdentifier(member.object)) == Int32(slot),
+          "member table: the identity table cannot find a member")
+      }
+      precondition(occupied == count, "member table: \(occupied) members but count \(count)")
+      precondition(occupied + free.count == pool.count, "member table: leaked slots")
+      for slot in free { precondition(pool[Int(slot)] == nil, "member table: a free slot is used") }
+    }
+  #endif
+
   var keys: [ObjectIdentifier] { map(\.key) }
 
   /// The members.
@@ -103,5 +124,48 @@ struct _MemberTable: Sequence {
       }
       return nil
     }
+  }
+}
+
+/// One element of a relation, as a controller keeps it.
+///
+/// Not generic (the element is kept as `AnyObject` and read back as the controller's
+/// `Element`), so that the controller's table of members (`_MemberTable`) is compiled once
+/// here instead of running through generic metadata on every lookup.
+struct _RelationMember {
+  // Stored in this order so that the member takes 40 bytes (its slot in the table's pool).
+  let object: AnyObject
+  /// The element's place in relation order (a sequence for the index's tie-breaks): an
+  /// order-maintenance label for arrays, the order of entry for sets.
+  var label: UInt64
+  /// What re-evaluates the element when something its functions read changes; `nil` once it
+  /// announced its deletion (see `deleted`).
+  var watch: _WatchHandle?
+  /// The hash of the observed attributes at the last transaction (see `_Config.fingerprint`).
+  var fingerprint: Int
+  private var _occurrences: Int32
+  /// Who re-watches the element now (see `_rewatch`): 0 nobody, 1 one thread, 2 one thread,
+  /// and something fired again meanwhile (that thread then re-watches once more). Fits in the
+  /// member's padding: it still takes 40 bytes.
+  var rewatching: UInt8 = 0
+
+  init(
+    object: AnyObject, label: UInt64, occurrences: Int, watch: _WatchHandle?, fingerprint: Int
+  ) {
+    self.object = object
+    self.label = label
+    self.watch = watch
+    self.fingerprint = fingerprint
+    _occurrences = Int32(clamping: occurrences)
+  }
+
+  /// Whether the element announced its deletion: it stays a member (the relation may still
+  /// hold it) but is not shown, and nothing watches it.
+  var deleted: Bool { watch == nil }
+
+  /// How many times an array holds the element.
+  var occurrences: Int {
+    get { Int(_occurrences) }
+    set { _occurrences = Int32(clamping: newValue) }
   }
 }

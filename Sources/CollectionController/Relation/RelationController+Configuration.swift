@@ -100,7 +100,7 @@ extension RelationController {
       observing: configuration.observing)
     let members = _lock.withLock { state in state.members.values.map(_element) }
     try config.validate(members)
-    _enqueue(.reconfigure(config), commit: true)
+    _enqueueTransaction(.reconfigure(config))
   }
 }
 

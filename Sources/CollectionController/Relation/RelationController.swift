@@ -109,22 +109,29 @@ public final class RelationController<
     public let itemIdentifiers: [[ObjectIdentifier]]
   }
 
+  /// Guards `_state` (see RelationController+State.swift for who touches what, and how).
   let _lock: _Lock<_State>
+  /// The state `_lock` guards, for the drainer's reads without the lock: the drainer is the
+  /// only writer of the content, so its reads race with nothing.
+  let _state: _State
+  /// The transaction the drainer builds; only the drainer touches it.
+  let _work = _Work()
+  /// Where change sets are delivered (Binding's scheduler).
   let _route: _Route
   let _owner: ObjectIdentifier
   let _relation: AnyKeyPath
+  /// The current configuration's comparator, for the index (only the drainer compares).
   let _comparator: _ComparatorBox<Element>
-  /// Its coalesced observation marks the end of a transaction.
-  let _trigger = _Signal()
   /// Where the elements' watches report (to `_watchFired`).
   let _sink = _WatchSink()
+  /// Waits for the ends of transactions for the controller, without keeping it alive.
+  let _relay = _TransactionRelay()
   var _relationToken: ObservationToken?
-  var _triggerToken: ObservationToken?
 
   init(
     owner: Owner, relation: AnyKeyPath, initial: _RelationValue<Element>,
     config: _Config<Element, SectionKey>, permanentSectionKey: SectionKey?,
-    delivery: RelationDelivery, isolation: (any Actor)?,
+    delivery: ObservationDelivery, isolation: (any Actor)?,
     register: (RelationController) -> ObservationToken
   ) throws(RelationConfigurationError) {
     if owner.isDeleted {
@@ -141,26 +148,29 @@ public final class RelationController<
     let index = _OrderedIndex<Element, SectionKey>(permanentSectionKey: permanentSectionKey) {
       comparator.compare($0, $1)
     }
-    _lock = _Lock(_State(index: index, config: config))
+    let state = _State(index: index, config: config)
+    _state = state
+    _lock = _Lock(state)
+    // The initial content: built by this thread as the drainer (nobody else can reach the
+    // controller yet but its elements' watches, which queue events for after it), and not
+    // reported.
+    state.pipeline.beginFirstDrain()
     _sink.attach(self)
-    _lock.withLock { state in
-      _fold(.relation(initial, hint: nil), into: state)
-      _ = _transaction(state)
-    }
-    _triggerToken = _trigger.observe(\.generation, options: .coalesced, delivery: .synchronous) {
-      [weak self] _ in self?._triggerFired()
-    }
+    _relay.attach(self)
+    _fold(.relation(initial, hint: nil))
+    _ = _transaction()
+    _checkInvariants()
+    _drainQueue()
     _relationToken = register(self)
   }
 
   deinit {
     _relationToken?.cancel()
-    _triggerToken?.cancel()
-    let continuations = _lock.withLock { state in
-      for member in state.members.values {
-        member.watch?.end(of: _element(member), sink: _sink)
-      }
-      return state.streams.values
+    let (members, continuations) = _lock.withLock { state in
+      (state.members.values, state.streams.values)
+    }
+    for member in members {
+      member.watch?.end(of: _element(member), sink: _sink)
     }
     for continuation in continuations { continuation.finish() }
   }
@@ -171,10 +181,12 @@ extension RelationController: CustomStringConvertible {
   public var description: String {
     let counts = _lock.withLock { state in
       (0..<state.index.sectionCount).map {
-        "\(state.index.sectionKey(at: $0)): \(state.index.count(inSection: $0))"
+        (state.index.sectionKey(at: $0), state.index.count(inSection: $0))
       }
     }
-    return "RelationController(\(Element.self): \(counts.joined(separator: ", ")))"
+    // Keys are described outside the lock: describing is user code.
+    let text = counts.map { "\($0.0): \($0.1)" }.joined(separator: ", ")
+    return "RelationController(\(Element.self): \(text))"
   }
 }
 
@@ -189,9 +201,13 @@ extension RelationController {
   ///
   /// - Complexity: O(n + s), where *n* is the number of elements and *s* of sections.
   public var sections: [Section] {
-    _lock.withLock { state in
-      (0..<state.index.sectionCount).map { _section(state, at: $0) }
+    let (content, name) = _lock.withLock { state in
+      (
+        (0..<state.index.sectionCount).map { _sectionContent(state, at: $0) },
+        state.config.sectionName
+      )
     }
+    return content.map { Section(key: $0.key, name: name($0.key), objects: $0.objects) }
   }
 
   /// The section at `index`.
@@ -204,12 +220,13 @@ extension RelationController {
   /// - Returns: The section, as a value that never changes afterwards.
   /// - Complexity: O(k), where *k* is the number of elements in the section.
   public func section(at index: Int) -> Section {
-    _lock.withLock { state in
+    let (content, name) = _lock.withLock { state in
       _require(
         index >= 0 && index < state.index.sectionCount,
         "RelationController: section \(index) is out of range 0..<\(state.index.sectionCount)")
-      return _section(state, at: index)
+      return (_sectionContent(state, at: index), state.config.sectionName)
     }
+    return Section(key: content.key, name: name(content.key), objects: content.objects)
   }
 
   /// The number of sections (exactly 1 for a controller without sections).
@@ -305,11 +322,10 @@ extension RelationController {
     }
   }
 
-  func _section(_ state: _State, at index: Int) -> Section {
-    let key = state.index.sectionKey(at: index)
-    return Section(
-      key: key, name: state.config.sectionName(key),
-      objects: state.index.elements(inSection: index))
+  /// The key and elements of the section at `index` (its name is user code: ask for it
+  /// outside the lock).
+  func _sectionContent(_ state: _State, at index: Int) -> (key: SectionKey, objects: [Element]) {
+    (state.index.sectionKey(at: index), state.index.elements(inSection: index))
   }
 }
 
@@ -345,7 +361,7 @@ extension RelationController {
     sortedBy: [any SortComparator<Element>] = [],
     sectionedBy: @escaping (Element) -> SectionKey,
     observing: [PartialKeyPath<Element>] = [],
-    delivery: RelationDelivery = .automatic,
+    delivery: ObservationDelivery = .automatic,
     isolation: (any Actor)? = #isolation
   ) throws(RelationConfigurationError) {
     try self.init(
@@ -382,7 +398,7 @@ extension RelationController {
     sortedBy: [any SortComparator<Element>] = [],
     sectionedBy: @escaping (Element) -> SectionKey,
     observing: [PartialKeyPath<Element>] = [],
-    delivery: RelationDelivery = .automatic,
+    delivery: ObservationDelivery = .automatic,
     isolation: (any Actor)? = #isolation
   ) throws(RelationConfigurationError) {
     try self.init(
@@ -418,7 +434,7 @@ extension RelationController {
     sortedBy: [any SortComparator<Element>] = [],
     sectionedBy: @escaping (Element) -> SectionKey,
     observing: [PartialKeyPath<Element>] = [],
-    delivery: RelationDelivery = .automatic,
+    delivery: ObservationDelivery = .automatic,
     isolation: (any Actor)? = #isolation
   ) throws(RelationConfigurationError) where Element: Hashable {
     try self.init(
@@ -455,7 +471,7 @@ extension RelationController {
     sortedBy: [any SortComparator<Element>] = [],
     sectionedBy: @escaping (Element) -> SectionKey,
     observing: [PartialKeyPath<Element>] = [],
-    delivery: RelationDelivery = .automatic,
+    delivery: ObservationDelivery = .automatic,
     isolation: (any Actor)? = #isolation
   ) throws(RelationConfigurationError) where Element: Hashable {
     try self.init(
@@ -493,7 +509,7 @@ extension RelationController where SectionKey == Unsectioned {
     filter: ((Element) -> Bool)? = nil,
     sortedBy: [any SortComparator<Element>] = [],
     observing: [PartialKeyPath<Element>] = [],
-    delivery: RelationDelivery = .automatic,
+    delivery: ObservationDelivery = .automatic,
     isolation: (any Actor)? = #isolation
   ) throws(RelationConfigurationError) {
     try self.init(
@@ -527,7 +543,7 @@ extension RelationController where SectionKey == Unsectioned {
     filter: Predicate<Element>,
     sortedBy: [any SortComparator<Element>] = [],
     observing: [PartialKeyPath<Element>] = [],
-    delivery: RelationDelivery = .automatic,
+    delivery: ObservationDelivery = .automatic,
     isolation: (any Actor)? = #isolation
   ) throws(RelationConfigurationError) {
     try self.init(
@@ -559,7 +575,7 @@ extension RelationController where SectionKey == Unsectioned {
     filter: ((Element) -> Bool)? = nil,
     sortedBy: [any SortComparator<Element>] = [],
     observing: [PartialKeyPath<Element>] = [],
-    delivery: RelationDelivery = .automatic,
+    delivery: ObservationDelivery = .automatic,
     isolation: (any Actor)? = #isolation
   ) throws(RelationConfigurationError) where Element: Hashable {
     try self.init(
@@ -593,7 +609,7 @@ extension RelationController where SectionKey == Unsectioned {
     filter: Predicate<Element>,
     sortedBy: [any SortComparator<Element>] = [],
     observing: [PartialKeyPath<Element>] = [],
-    delivery: RelationDelivery = .automatic,
+    delivery: ObservationDelivery = .automatic,
     isolation: (any Actor)? = #isolation
   ) throws(RelationConfigurationError) where Element: Hashable {
     try self.init(
@@ -609,7 +625,7 @@ extension RelationController {
   convenience init(
     arrayRelation relation: KeyPath<Owner, [Element]>, owner: Owner,
     config: _Config<Element, SectionKey>, permanentSectionKey: SectionKey?,
-    delivery: RelationDelivery, isolation: (any Actor)?
+    delivery: ObservationDelivery, isolation: (any Actor)?
   ) throws(RelationConfigurationError) {
     try self.init(
       owner: owner, relation: relation, initial: .array(owner[keyPath: relation]),
@@ -633,7 +649,7 @@ extension RelationController {
   convenience init(
     setRelation relation: KeyPath<Owner, Set<Element>>, owner: Owner,
     config: _Config<Element, SectionKey>, permanentSectionKey: SectionKey?,
-    delivery: RelationDelivery, isolation: (any Actor)?
+    delivery: ObservationDelivery, isolation: (any Actor)?
   ) throws(RelationConfigurationError) where Element: Hashable {
     try self.init(
       owner: owner, relation: relation, initial: .set(owner[keyPath: relation]),
@@ -657,39 +673,6 @@ extension RelationController {
     guard let hint = _RelationHint.current, hint.owner == _owner, hint.relation == _relation
     else { return nil }
     return hint
-  }
-}
-
-/// Where a relation controller delivers its change sets.
-///
-/// ```swift
-/// let albums = try RelationController(\.albums, of: artist, delivery: .mainActor)
-/// ```
-public struct RelationDelivery: Sendable {
-  enum Kind: Sendable {
-    case automatic, synchronous, mainActor
-    case queue(DispatchQueue)
-  }
-
-  let kind: Kind
-
-  /// Follows the isolation of the creating code: created on the main actor, the controller
-  /// delivers on the main actor; otherwise synchronously, on the thread that made the change.
-  public static let automatic = RelationDelivery(kind: .automatic)
-  /// On the thread that made the change, before the change returns (changes arriving while
-  /// another thread delivers are delivered by that thread, after the current delivery).
-  public static let synchronous = RelationDelivery(kind: .synchronous)
-  /// On the main actor: at once when the change happens on the main actor (the main queue)
-  /// and nothing is queued, otherwise queued in order.
-  public static let mainActor = RelationDelivery(kind: .mainActor)
-
-  /// Asynchronously on `queue`, in order.
-  ///
-  /// - Parameter queue: The queue that runs deliveries (serial or not: deliveries are
-  ///   serialised by the controller).
-  /// - Returns: The delivery.
-  public static func queue(_ queue: DispatchQueue) -> RelationDelivery {
-    RelationDelivery(kind: .queue(queue))
   }
 }
 

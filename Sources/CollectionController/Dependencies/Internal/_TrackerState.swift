@@ -11,15 +11,13 @@ struct _TrackerState: Sendable {
   private var outbox: [_Batch] = []
   /// Batches queued in `outbox` whose delivery was not yet triggered.
   private var unsignaled = 0
-  /// Whether a thread is triggering deliveries (it alone writes the outbox model).
+  /// Whether a thread is scheduling deliveries (it alone does, so they keep their order).
   private var isPumping = false
   private var nextSequence: UInt64 = 0
   /// The entry count at which entries of deallocated objects are next purged.
   private var purgeThreshold = 16
   /// The "dismiss on deletion" policy.
   var dismissesOnDeletion: Bool
-  /// The outbox's observation, set once by `init`.
-  var outboxToken: ObservationToken?
 
   init(dismissesOnDeletion: Bool) { self.dismissesOnDeletion = dismissesOnDeletion }
 
@@ -100,7 +98,7 @@ struct _TrackerState: Sendable {
     case ignored
     /// The event joined the transaction open on the thread.
     case joined
-    /// The event opened a transaction on the thread: the caller starts its probe.
+    /// The event opened a transaction on the thread: the caller asks to hear where it ends.
     case opened
   }
 
@@ -129,24 +127,17 @@ struct _TrackerState: Sendable {
     return (opened ? .opened : .joined, token)
   }
 
-  /// Stores the probe of the thread's transaction; returns the token if there is none.
-  mutating func setProbe(_ token: ObservationToken, thread: UInt) -> ObservationToken? {
-    guard transactions[thread] != nil else { return token }
-    transactions[thread]?.probe = token
-    return nil
-  }
-
   /// Ends the thread's transaction and queues its batch; returns whether the caller must pump
-  /// (no other thread is delivering) and the probe token, for the caller to release.
-  mutating func close(thread: UInt) -> (pump: Bool, probe: ObservationToken?) {
-    guard let transaction = transactions.removeValue(forKey: thread) else { return (false, nil) }
+  /// (no other thread is scheduling deliveries).
+  mutating func close(thread: UInt) -> Bool {
+    guard let transaction = transactions.removeValue(forKey: thread) else { return false }
     let batch = transaction.batch.finished()
-    guard !batch.isEmpty else { return (false, transaction.probe) }
+    guard !batch.isEmpty else { return false }
     outbox.append(batch)
     unsignaled += 1
-    if isPumping { return (false, transaction.probe) }
+    if isPumping { return false }
     isPumping = true
-    return (true, transaction.probe)
+    return true
   }
 
   // MARK: Delivery

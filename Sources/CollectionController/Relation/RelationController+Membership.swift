@@ -1,0 +1,267 @@
+import Binding
+
+// Folding events (the drainer's first step of a transaction): relation events update the
+// members and their order labels, element events mark elements touched, a reconfiguration
+// re-watches every member. Nothing is placed here; the transaction places every touched
+// element (RelationController+Transaction.swift). Runs on the drainer only: it reads the
+// shared state without the lock and writes it with the lock held, and calls user functions
+// (through `_watch`) with no lock held.
+
+extension RelationController {
+  func _fold(_ event: _Event) {
+    switch event {
+    case .element(let element, let fingerprint):
+      // Re-watched already (see `_rewatch`); placed when the transaction runs, and its observed
+      // attributes compared then (see `_transaction`).
+      let id = ObjectIdentifier(element)
+      guard let member = _member(id), !member.deleted else { return }
+      _work.latestFingerprints[id] = fingerprint
+      _touch(element)
+    case .deleted(let id):
+      // The member may be marked deleted already (by a re-watch that found it deleted).
+      let deleted = _write { state -> (Element, _WatchHandle?)? in
+        guard let member = state.members[id] else { return nil }
+        state.members[id]?.watch = nil  // deleted from now on
+        return (_element(member), member.watch)
+      }
+      guard let (element, watch) = deleted else { return }
+      watch?.end(of: element, sink: _sink)
+      _touch(element)
+    case .ownerDeleted:
+      for id in _write({ $0.members.keys }) { _leave(id) }
+      _work.lastArrayCount = 0
+      _work.lastArrayBase = nil
+      _work.lastSetCount = 0
+      _work.duplicates = 0
+    case .relation(.array(let array), let hint):
+      if hint == nil || !_applyArrayHint(hint.unsafelyUnwrapped, array) {
+        _diffArray(array)
+      }
+      _work.lastArrayCount = array.count
+      _work.lastArrayBase = _bufferIdentity(array)
+    case .relation(.unordered(let set), let hint):
+      if hint == nil || !_applySetHint(hint.unsafelyUnwrapped, set) {
+        _diffSet(set)
+      }
+      _work.lastSetCount = set.count
+    case .reconfigure(let config):
+      if _work.namesBeforeReconfiguration == nil {
+        _work.namesBeforeReconfiguration = _state.config.sectionName
+      }
+      _write { $0.config = config }
+      _comparator.compare = config.compare
+      // Fingerprints of the old configuration's attributes compare with nothing now.
+      _work.latestFingerprints = [:]
+      for member in _write({ $0.members.values }) {
+        let element = _element(member)
+        let id = ObjectIdentifier(element)
+        // With the new configuration (read under the lock). `nil`: deleted, or another thread
+        // is re-watching it, and re-watches again with the new configuration and reports it.
+        if let (_, fingerprint) = _rewatch(id) {
+          _write { $0.members[id]?.fingerprint = fingerprint }
+        }
+        _touch(element)
+      }
+    }
+  }
+
+  /// The member `id`, read under the lock (writers re-watching an element change its watch).
+  func _member(_ id: ObjectIdentifier) -> _RelationMember? {
+    _lock.withLock { $0.members[id] }
+  }
+
+  func _touch(_ element: Element) {
+    let work = _work
+    let id = ObjectIdentifier(element)
+    guard work.dirtyIndex[id] == nil else { return }
+    work.dirtyIndex[id] = work.dirty.count
+    work.dirty.append((element, false))
+  }
+
+  func _enter(_ element: Element, label: UInt64, occurrences: Int = 1) {
+    // An element that announced its deletion gets no watch, and is a deleted member.
+    let (watch, fingerprint) = _watch(element, replacing: nil, _state.config)
+    let member = _RelationMember(
+      object: element, label: label, occurrences: occurrences, watch: watch,
+      fingerprint: fingerprint)
+    _write { $0.members[ObjectIdentifier(element)] = member }
+    _touch(element)
+  }
+
+  func _leave(_ id: ObjectIdentifier) {
+    guard let member = _write({ $0.members.removeValue(forKey: id) }) else { return }
+    member.watch?.end(of: _element(member), sink: _sink)
+    _touch(_element(member))
+  }
+
+  func _setLabel(_ label: UInt64, of id: ObjectIdentifier) {
+    _write { state in
+      state.members[id]?.label = label
+      state.index.setSequence(id, to: label)
+    }
+  }
+
+  func _labelOf(_ element: Element) -> UInt64 {
+    _member(ObjectIdentifier(element))?.label ?? 0
+  }
+
+  // MARK: Arrays
+
+  /// Diffs a whole new array by identity: O(n log n) (an increasing-subsequence pass keeps
+  /// the elements whose relative order did not change untouched).
+  func _diffArray(_ array: [Element]) {
+    var occurrences: [ObjectIdentifier: Int] = [:]
+    occurrences.reserveCapacity(array.count)
+    var unique: [Element] = []
+    unique.reserveCapacity(array.count)
+    for element in array {
+      let id = ObjectIdentifier(element)
+      if let count = occurrences[id] {
+        occurrences[id] = count + 1
+      } else {
+        occurrences[id] = 1
+        unique.append(element)
+      }
+    }
+    let leaving = _write({ $0.members.keys }).filter { occurrences[$0] == nil }
+    for id in leaving { _leave(id) }
+    // Room for the new members at once (the first array: one allocation, no rehashing).
+    _write { $0.members.reserveCapacity(unique.count) }
+    // Retained elements whose order relative to the others changed are touched; the others
+    // keep their relative order, so their new labels keep the index valid.
+    var retained: [Int] = []
+    var labels: [UInt64] = []
+    for (offset, element) in unique.enumerated() {
+      if let member = _member(ObjectIdentifier(element)) {
+        retained.append(offset)
+        labels.append(member.label)
+      }
+    }
+    let keep = _longestIncreasingSubsequence(labels)
+    for (k, offset) in retained.enumerated() where !keep[k] {
+      _touch(unique[offset])
+    }
+    let hadDuplicates = _work.duplicates > 0
+    _work.duplicates = array.count - unique.count
+    // The kept elements keep their labels; the others get labels between their kept
+    // neighbours', when there is room (O(changes) index work instead of relabeling all).
+    if let placed = _OrderLabels.between(
+      kept: keep, retained: retained, labels: labels, count: unique.count)
+    {
+      for (offset, label) in placed {
+        let element = unique[offset]
+        let id = ObjectIdentifier(element)
+        if _member(id) != nil {
+          _setLabel(label, of: id)
+        } else {
+          _enter(element, label: label, occurrences: occurrences[id] ?? 1)
+        }
+      }
+      // Without duplicates before and after, every retained element occurs once, as before.
+      if hadDuplicates || _work.duplicates > 0 {
+        _write { state in
+          for (id, count) in occurrences { state.members[id]?.occurrences = count }
+        }
+      }
+      return
+    }
+    for (offset, element) in unique.enumerated() {
+      let id = ObjectIdentifier(element)
+      let label = _OrderLabels.evenlySpaced(offset, of: unique.count)
+      let count = occurrences[id] ?? 1
+      if _member(id) != nil {
+        _write { $0.members[id]?.occurrences = count }
+        _setLabel(label, of: id)
+      } else {
+        _enter(element, label: label, occurrences: count)
+      }
+    }
+  }
+
+  /// Applies a fine-grained edit in O(log n) (amortized, with relabeling); `false` when the
+  /// change heard is not exactly that edit (then the caller diffs).
+  func _applyArrayHint(_ hint: _RelationHint, _ array: [Element]) -> Bool {
+    let work = _work
+    guard work.duplicates == 0, hint.oldCount == work.lastArrayCount,
+      hint.newCount == array.count, hint.oldBase == work.lastArrayBase,
+      hint.newBase == _bufferIdentity(array)
+    else { return false }
+    switch hint.edit {
+    case .insert(let object, let index):
+      let id = ObjectIdentifier(object)
+      guard array[index] === object, _member(id) == nil else { return false }
+      _enter(array[index], label: _label(at: index, in: array))
+    case .remove(let object, _):
+      let id = ObjectIdentifier(object)
+      guard let member = _member(id), member.occurrences == 1 else { return false }
+      _leave(id)
+    case .replace(let index, let old, let new):
+      guard array[index] === new else { return false }
+      if old === new { return true }
+      let oldID = ObjectIdentifier(old)
+      guard let member = _member(oldID), member.occurrences == 1,
+        _member(ObjectIdentifier(new)) == nil
+      else { return false }
+      _leave(oldID)
+      _enter(array[index], label: member.label)
+    case .move(let object, let from, let to):
+      let id = ObjectIdentifier(object)
+      guard array[to] === object, let member = _member(id) else { return false }
+      if from == to { return true }
+      _setLabel(_label(at: to, in: array), of: id)
+      _touch(_element(member))
+    case .setInsert, .setRemove:
+      return false
+    }
+    return true
+  }
+
+  /// A label for the element at `index` of `array` between its neighbours' labels, relabeling
+  /// a window around it when they leave no room.
+  func _label(at index: Int, in array: [Element]) -> UInt64 {
+    let labels = _OrderLabels.Neighbourhood(count: array.count) { self._labelOf(array[$0]) }
+    if let label = labels.between(around: index) { return label }
+    let (label, relabeled) = labels.relabel(around: index)
+    for (offset, label) in relabeled { _setLabel(label, of: ObjectIdentifier(array[offset])) }
+    return label
+  }
+
+  // MARK: Sets
+
+  func _diffSet(_ set: _SetValue<Element>) {
+    let elements = set.elements()
+    var present = Set<ObjectIdentifier>(minimumCapacity: elements.count)
+    for element in elements {
+      let id = ObjectIdentifier(element)
+      present.insert(id)
+      if _member(id) == nil {
+        _enter(element, label: _work.nextSequence)
+        _work.nextSequence += 1
+      }
+    }
+    let leaving = _write({ $0.members.keys }).filter { !present.contains($0) }
+    for id in leaving { _leave(id) }
+  }
+
+  func _applySetHint(_ hint: _RelationHint, _ set: _SetValue<Element>) -> Bool {
+    guard hint.oldCount == _work.lastSetCount, hint.newCount == set.count else { return false }
+    switch hint.edit {
+    case .setInsert(let object):
+      // The hint is for this relation, whose elements are `Element`.
+      let element = unsafeDowncast(object, to: Element.self)
+      guard set.member(element) === object, _member(ObjectIdentifier(object)) == nil
+      else { return false }
+      _enter(element, label: _work.nextSequence)
+      _work.nextSequence += 1
+    case .setRemove(let object):
+      let id = ObjectIdentifier(object)
+      guard let member = _member(id), set.member(_element(member)) !== object else {
+        return false
+      }
+      _leave(id)
+    default:
+      return false
+    }
+    return true
+  }
+}

@@ -1,0 +1,193 @@
+import Binding
+import Foundation
+
+// Step 2 of the pipeline: the drainer folds a transaction's events and turns what they changed
+// into one change set, then delivers it (RelationController+Delivery.swift) before it takes the
+// next transaction, so the content a receiver reads is always that of the change set it was
+// handed.
+//
+// The drainer is the only writer of the content (see RelationController+State.swift). It runs
+// every user function (filter, section function, comparator, section name) with no lock held,
+// and takes the lock only to write: removing the touched elements, then inserting each at the
+// point found by comparisons made beforehand. A reader on another thread may therefore see a
+// transaction half applied (a valid content in which some touched elements are not placed
+// yet); receivers, and anything else running in the delivery context, never do. A function of
+// the configuration that reads the controller sees the content as it is being rebuilt.
+
+extension RelationController {
+  /// Drains the queue: folds events and delivers change sets until it is empty.
+  func _drain() {
+    guard _lock.withLock({ $0.pipeline.beginDrain() }) else { return }
+    _drainQueue()
+  }
+
+  /// Folds and delivers transactions until the queue is empty (the phase is then `idle`).
+  func _drainQueue() {
+    while let transaction = _lock.withLock({ $0.pipeline.next() }) {
+      for event in transaction.events { _fold(event) }
+      guard transaction.isCommitted else { continue }
+      _touchQueuedElements()
+      let delivery = _transaction()
+      _checkInvariants()
+      if let delivery { _deliver(delivery) }
+    }
+  }
+
+  /// Touches the elements whose events are still queued (for later transactions): they may
+  /// already have new keys, so they are moved now (their own transaction then finds them in
+  /// place), and no comparison reads a key that disagrees with the element's place.
+  func _touchQueuedElements() {
+    var queued: [Element] = []
+    _lock.withLock { state in
+      state.pipeline.forEachQueued { event in
+        if case .element(let element, _) = event { queued.append(element) }
+      }
+    }
+    for element in queued {
+      if let member = _member(ObjectIdentifier(element)), !member.deleted {
+        _touch(element)
+      }
+    }
+  }
+
+  /// Runs the transaction over the touched elements; `nil` when nothing visible changed.
+  func _transaction() -> _Delivery? {
+    let work = _work
+    let namesBefore = work.namesBeforeReconfiguration
+    work.namesBeforeReconfiguration = nil
+    guard !work.dirty.isEmpty || namesBefore != nil else { return nil }
+    _healAroundTouched()
+    // An observed attribute changed if its fingerprint after the transaction's last change of
+    // the element differs from the one at the previous comparison. Only elements changed in
+    // this transaction are compared (others may be here because a later transaction moved
+    // them: that one reports their attributes).
+    for (id, fingerprint) in work.latestFingerprints {
+      guard let slot = work.dirtyIndex[id], let member = _member(id), !member.deleted,
+        fingerprint != member.fingerprint
+      else { continue }
+      work.dirty[slot].changedAttributes = true
+      _write { $0.members[id]?.fingerprint = fingerprint }
+    }
+    work.latestFingerprints = [:]
+    let touched = work.dirty
+    work.dirty = []
+    work.dirtyIndex = [:]
+    let config = _state.config
+    // Where each touched element goes: user functions, with no lock held.
+    let placements = touched.map { touch -> (sectionKey: SectionKey, sequence: UInt64)? in
+      let element = touch.element
+      guard let member = _member(ObjectIdentifier(element)), !member.deleted,
+        config.includes(element)
+      else { return nil }
+      return (config.sectionedBy(element), member.label)
+    }
+    let oldKeys = _state.index.sectionKeys
+    var builder = _ChangeSetBuilder(before: _state.index)
+    for (element, changed) in touched {
+      builder.touch(ObjectIdentifier(element), changedAttributes: changed, in: _state.index)
+    }
+    _write { state in
+      for (element, _) in touched { state.index.remove(ObjectIdentifier(element)) }
+    }
+    for (touch, placement) in zip(touched, placements) {
+      guard let placement else { continue }
+      // The comparisons (user code) find the point with no lock held; only the drainer writes
+      // the index, so the point is still valid when it inserts there.
+      let point = _state.index.insertionPoint(
+        for: touch.element, sectionKey: placement.sectionKey, sequence: placement.sequence)
+      _write { $0.index.insert(touch.element, sequence: placement.sequence, at: point) }
+    }
+    let built = builder.finish(after: _state.index)
+    guard var changes = built ?? (namesBefore == nil ? nil : RelationChangeSet()) else {
+      return nil
+    }
+    // The new keys only when needed: O(sections), on a path that is otherwise O(log n).
+    let newKeys =
+      changes.insertedSections.isEmpty && namesBefore == nil ? [] : _state.index.sectionKeys
+    if let namesBefore {
+      for (index, key) in newKeys.enumerated()
+      where !changes.insertedSections.contains(index) && namesBefore(key) != config.sectionName(key)
+      {
+        changes.renamedSections.insert(index)
+      }
+      if changes.isEmpty { return nil }
+    }
+    return _Delivery(
+      changes: changes,
+      deletedSectionKeys: changes.deletedSections.map { oldKeys[$0] },
+      insertedSectionKeys: changes.insertedSections.map { newKeys[$0] },
+      sectionName: config.sectionName)
+  }
+
+  /// Checks the structure of the index and of the members after a transaction (debug builds,
+  /// see Package.swift), so that every test that drives a controller checks them too. The
+  /// order of the elements, and that no deleted element is shown, are checked only when no
+  /// event waits: a queued event may be an element whose keys already changed, or a deletion.
+  func _checkInvariants() {
+    #if COLLECTION_CONTROLLER_INTERNAL_CHECKS
+      let settled = _lock.withLock { $0.pipeline.isEmpty }
+      _state.index._checkInvariants(order: settled)
+      let members = _write { $0.members }
+      members._checkInvariants()
+      for section in 0..<_state.index.sectionCount {
+        _state.index.forEach(inSection: section) { element in
+          let member = members[ObjectIdentifier(element)]
+          precondition(member != nil, "an element of the index is not a member")
+          // A deletion still queued may have marked its member already (see `_rewatch`).
+          precondition(!settled || member?.deleted == false, "a deleted member is in the index")
+        }
+      }
+    #endif
+  }
+}
+
+// MARK: - Stale neighbours
+
+extension RelationController {
+  /// Touches the untouched elements around each touched one that are out of order.
+  ///
+  /// One write of a shared object (a label that several albums sort by) notifies the elements
+  /// that read it one after the other, and each notification is a transaction: while the first
+  /// is placed, the others already have their new keys but not yet their new places. A
+  /// comparison with such a stale element can put the placed element on the wrong side of it;
+  /// the misplacement is always next to the stale element, so when the stale element's own
+  /// transaction removes it, the elements on either side of the gap it leaves are compared and
+  /// moved too while they are out of order.
+  func _healAroundTouched() {
+    let work = _work
+    let index = _state.index
+    var scanned = 0
+    while scanned < work.dirty.count {
+      let element = work.dirty[scanned].element
+      scanned += 1
+      guard let position = index.position(of: ObjectIdentifier(element)) else { continue }
+      let section = position.section
+      let rows = index.count(inSection: section)
+      func isTouched(_ row: Int) -> Bool {
+        work.dirtyIndex[ObjectIdentifier(index.element(atSection: section, row: row))] != nil
+      }
+      var left = position.row - 1
+      var right = position.row + 1
+      while left >= 0 && isTouched(left) { left -= 1 }
+      while right < rows && isTouched(right) { right += 1 }
+      while left >= 0 && right < rows {
+        let before = index.element(atSection: section, row: left)
+        let after = index.element(atSection: section, row: right)
+        guard _ordersAfter(before, after) else { break }
+        _touch(before)
+        _touch(after)
+        while left >= 0 && isTouched(left) { left -= 1 }
+        while right < rows && isTouched(right) { right += 1 }
+      }
+    }
+  }
+
+  /// Whether `a` belongs after `b` by the live sort keys and relation order.
+  func _ordersAfter(_ a: Element, _ b: Element) -> Bool {
+    switch _state.config.compare(a, b) {
+    case .orderedDescending: return true
+    case .orderedAscending: return false
+    case .orderedSame: return _labelOf(a) > _labelOf(b)
+    }
+  }
+}
