@@ -28,9 +28,9 @@ let package = Package(
     // executable is its `main.swift`.
     .target(name: "MusicCatalog", dependencies: ["Binding", "CollectionController"]),
     .executableTarget(name: "MusicCatalogDemo", dependencies: ["MusicCatalog"]),
-    // What both test targets use: a live-instance tracker, a lock ThreadSanitizer sees, a
-    // seeded generator. Not a product.
-    .target(name: "TestSupport", path: "Tests/TestSupport"),
+    // What both test targets use: a live-instance tracker and a seeded generator (tests lock
+    // with Binding's package lock, which ThreadSanitizer sees). Not a product.
+    .target(name: "TestSupport", dependencies: ["Binding"], path: "Tests/TestSupport"),
     .testTarget(name: "BindingTests", dependencies: ["Binding", "TestSupport"]),
     .testTarget(
       name: "CollectionControllerTests", dependencies: ["CollectionController", "TestSupport"]),

@@ -148,7 +148,7 @@ package final class _TransactionRelay: _TransactionObserver {
   }
 
   /// Guards the target, set once by its owner's initialiser.
-  private let _target = _Locked(Weak())
+  private let _target = _Lock(Weak())
 
   package init() {}
 

@@ -54,7 +54,7 @@ private struct Report: Sendable {
 }
 
 /// Tokens handed between threads (cancelled or dropped by whichever thread takes them).
-private let graveyard = TSanVisibleLock<[ObservationToken]>([])
+private let graveyard = _Lock<[ObservationToken]>([])
 
 private func runWorker(seed: UInt64, tracker: LifetimeTracker) -> Report {
   var rng = SplitMix64(seed: seed)

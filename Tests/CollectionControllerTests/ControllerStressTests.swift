@@ -288,8 +288,8 @@ private func runStress(threads: Int, operationsPerThread: Int) -> StressReport {
   report.threads = threads
   report.registrationsAtStart = _liveRegistrationCount
   let lifetimes = LifetimeTracker()
-  let graveyard = TSanVisibleLock<[Buried]>([])
-  let sharedCounts = TSanVisibleLock<[String: SharedCount]>([:])
+  let graveyard = _Lock<[Buried]>([])
+  let sharedCounts = _Lock<[String: SharedCount]>([:])
   var sharedTracker: DependencyTracker? = DependencyTracker(
     dismissOnDeletion: false, delivery: .synchronous
   ) { event in
@@ -304,8 +304,8 @@ private func runStress(threads: Int, operationsPerThread: Int) -> StressReport {
   }
   // Threads reach the shared tracker through a box that is emptied after the join, so that no
   // thread object's closure keeps it alive after the join.
-  let sharedBox = TSanVisibleLock(sharedTracker)
-  let results = TSanVisibleLock<[Handed<WorkerResult>]>([])
+  let sharedBox = _Lock(sharedTracker)
+  let results = _Lock<[Handed<WorkerResult>]>([])
   onThreads(threads) { thread in
     // Safe to unwrap: the box is emptied only after every thread joined.
     let tracker = sharedBox.withLock { $0 }!
@@ -401,7 +401,7 @@ private func runStress(threads: Int, operationsPerThread: Int) -> StressReport {
 
 private func runWorker(
   thread: Int, operations: Int, lifetimes: LifetimeTracker,
-  graveyard: TSanVisibleLock<[Buried]>, shared: DependencyTracker
+  graveyard: _Lock<[Buried]>, shared: DependencyTracker
 ) -> WorkerResult {
   var rng = SplitMix64(seed: UInt64(thread + 1) &* 0x9E37_79B9_7F4A_7C15)
   var result = WorkerResult()

@@ -864,7 +864,7 @@ extension RelationControllerTests {
     let albums = try RelationController(
       \.albums, of: owner, sortedBy: [SortDescriptor(\.year)], observing: [\.title],
       delivery: .queue(queue))
-    let sets = TSanVisibleLock<[RelationChangeSet<Album>]>([])
+    let sets = _Lock<[RelationChangeSet<Album>]>([])
     let subscription = albums.onChange { changes in sets.withLock { $0.append(changes) } }
     queue.suspend()
     a.year = 10

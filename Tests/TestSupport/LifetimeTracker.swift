@@ -1,10 +1,11 @@
+import Binding
 import Testing
 
 /// Counts live instances of the objects that hold one of its leases, so that a test fails when
 /// observers, targets, receivers, models, controllers or what they captured outlive their scope
 /// (after swift-collections' `LifetimeTracked`).
 public final class LifetimeTracker: Sendable {
-  private let counts = TSanVisibleLock<(live: Int, created: Int)>((0, 0))
+  private let counts = _Lock<(live: Int, created: Int)>((0, 0))
 
   /// Creates a tracker with nothing leased.
   public init() {}

@@ -32,7 +32,7 @@ final class _BindingRegistry: Sendable {
     var partner: (receiver: ObjectIdentifier, key: AnyKeyPath)?
   }
 
-  private let bindings = _Locked<[ObjectIdentifier: [_Binding]]>([:])
+  private let bindings = _Lock<[ObjectIdentifier: [_Binding]]>([:])
 
   @usableFromInline
   func add(receiver: AnyObject, key: AnyKeyPath, lifetime: _Lifetime) {

@@ -72,7 +72,7 @@ extension _Transfer where Value == () -> Void {
 /// order.
 @usableFromInline
 package final class _Mailbox: Sendable {
-  private let state = _Locked<(jobs: [_Job], scheduled: Bool)>(([], false))
+  private let state = _Lock<(jobs: [_Job], scheduled: Bool)>(([], false))
 
   func runOnMain(_ job: _Job) {
     let onMain = _isOnMainQueue()

@@ -8,8 +8,8 @@ import Synchronization
 /// and lists are inline; the lists allocate only when used), because a relation controller
 /// makes one for each of its elements.
 @usableFromInline
-final class _ModelState: _Locked<_ModelState.State>, @unchecked Sendable {
-  // `@unchecked Sendable` restates `_Locked`'s: `State` is touched only under the lock, and the
+final class _ModelState: _Lock<_ModelState.State>, @unchecked Sendable {
+  // `@unchecked Sendable` restates `_Lock`'s: `State` is touched only under the lock, and the
   // other stored properties are atomics.
   @usableFromInline
   struct State {

@@ -6,7 +6,7 @@ import Synchronization
 final class _Lifetime: Sendable {
   @usableFromInline
   let _active = Atomic<Bool>(true)
-  private let _state = _Locked(_State())
+  private let _state = _Lock(_State())
 
   private struct _State {
     /// The entries the registration put in property slots.
@@ -136,7 +136,7 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
   /// The root, held weakly only once the key path reads another object (a weak reference
   /// slows down every retain of its object, so root-only paths do without).
   @usableFromInline
-  let _weakRoot = _Locked<_WeakBox<Root>?>(nil)
+  let _weakRoot = _Lock<_WeakBox<Root>?>(nil)
   @usableFromInline
   let path: KeyPath<Root, Value>
   @usableFromInline
@@ -155,7 +155,7 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
   let dispatch: (KeyPathChange<Root, Value>) -> Bool
   /// The last value and the slots it was read from (with this registration's entries).
   @usableFromInline
-  let _state = _Locked<_Evaluation?>(nil)
+  let _state = _Lock<_Evaluation?>(nil)
   /// Single-property mode: the key path read one property of the root, so every evaluation
   /// runs on the thread writing that property (which the model's threading contract
   /// serialises) and this state needs no lock. Once the path reads anything else, the record

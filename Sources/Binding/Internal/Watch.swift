@@ -36,7 +36,7 @@ package final class _WatchSink: Sendable {
     weak var receiver: (any _WatchReceiver)?
   }
 
-  private let _receiver = _Locked(Weak())
+  private let _receiver = _Lock(Weak())
 
   package init() {}
 
@@ -177,9 +177,9 @@ func _loneWatchSink(_ word: UInt) -> Unmanaged<_WatchSink> {
 /// the sink's address: the elements of one controller share one). They guard no state of their
 /// own; an `Int`, not `Void`, so that ThreadSanitizer sees each lock's accesses at an address
 /// of its own (all empty tuples may share one).
-private let _loneWatchLocks: [_Locked<Int>] = (0..<16).map { _ in _Locked(0) }
+private let _loneWatchLocks: [_Lock<Int>] = (0..<16).map { _ in _Lock(0) }
 
-func _loneWatchLock(_ word: UInt) -> _Locked<Int> {
+func _loneWatchLock(_ word: UInt) -> _Lock<Int> {
   _loneWatchLocks[Int(truncatingIfNeeded: (word >> 6) ^ (word >> 12)) & 15]
 }
 

@@ -1,3 +1,4 @@
+import Binding
 import Foundation
 import Synchronization
 import TestSupport
@@ -20,7 +21,7 @@ final class AtomicCounter: Sendable {
 
 /// A list any thread may append to.
 final class LockedList<Element: Sendable>: Sendable {
-  private let storage = TSanVisibleLock<[Element]>([])
+  private let storage = _Lock<[Element]>([])
   var values: [Element] { storage.withLock { $0 } }
   var count: Int { storage.withLock { $0.count } }
   func append(_ element: Element) { storage.withLock { $0.append(element) } }

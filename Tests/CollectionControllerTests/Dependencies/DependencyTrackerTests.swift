@@ -422,8 +422,8 @@ extension DependencyTrackerTests {
     let doomed = 6
     let rounds = 20
     typealias Tally = (updates: [String: Int], deletions: [String: Int], afterDeletion: Int)
-    let events = TSanVisibleLock<Tally>(([:], [:], 0))
-    let dismissals = TSanVisibleLock(0)
+    let events = _Lock<Tally>(([:], [:], 0))
+    let dismissals = _Lock(0)
     // Reads only `let` labels: a handler delivering another thread's batch must not read
     // properties that thread may be writing.
     let tracker = DependencyTracker(
@@ -439,7 +439,7 @@ extension DependencyTrackerTests {
         }
       }
     }
-    let keepers = TSanVisibleLock<[Handed<Order>]>([])  // the tracker holds its dependencies weakly
+    let keepers = _Lock<[Handed<Order>]>([])  // the tracker holds its dependencies weakly
     onThreads(threads) { thread in
       let keptOrders = (0..<kept).map { Order("k\(thread)-\($0)") }
       keepers.withLock { $0 += keptOrders.map { Handed(value: $0) } }

@@ -48,7 +48,7 @@ func describe(_ event: DependencyEvent) -> String {
 
 /// A thread-safe list of strings.
 final class Lines: Sendable {
-  private let lines = TSanVisibleLock<[String]>([])
+  private let lines = _Lock<[String]>([])
 
   func append(_ line: String) { lines.withLock { $0.append(line) } }
 

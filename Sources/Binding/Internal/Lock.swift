@@ -1,0 +1,77 @@
+import Synchronization
+
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
+
+/// State behind a lock: the one lock type of the package (registrations, model states, relation
+/// controllers and dependency trackers all use it).
+///
+/// Built on `Synchronization.Mutex` (a futex on Linux, `os_unfair_lock` on Apple platforms): a
+/// blocking lock with priority donation, no spinning, no allocation of its own, which matters
+/// because every registration and every observed object has one. It is held only for a few
+/// instructions, never while user code runs (no closure given to `withLock` calls out).
+///
+/// Two things `Mutex` alone does not give:
+/// - **Values in and out**: `Mutex.withLock` asks for `sending` values, and the state here holds
+///   registry objects and models that are shared between threads by design. This wrapper is the
+///   one place that vouches for the state: it is only touched with the lock held, and what the
+///   objects in it let other threads do is atomic or locked in turn.
+/// - **ThreadSanitizer**: it does not see futexes, so it would report every access the lock
+///   protects as a race. When the process runs under ThreadSanitizer, the lock tells it about
+///   each acquisition and release (`__tsan_acquire`, `__tsan_release`, looked up once); in any
+///   other process that is one load of a `nil` function pointer.
+///
+/// Not `final`: `_ModelState` inherits it, so that an observed object's state is one allocation
+/// with its lock inline.
+@usableFromInline
+// `@unchecked Sendable`: the state is only touched with the lock held (see above).
+package class _Lock<State>: @unchecked Sendable {
+  @usableFromInline
+  let _mutex = Mutex(())
+  @usableFromInline
+  var state: State
+
+  @usableFromInline
+  package init(_ state: State) { self.state = state }
+
+  /// Runs `body` with exclusive access to the state. `body` must not call user code.
+  @inlinable
+  package func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
+    var result: Result?
+    try _mutex.withLock { _ in
+      let address = UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
+      _tsanAcquire?(address)
+      defer { _tsanRelease?(address) }
+      result = try body(&state)
+    }
+    // Set just above: `body` returned (had it thrown, the error would have been rethrown).
+    return result.unsafelyUnwrapped
+  }
+}
+
+/// ThreadSanitizer's annotation of a synchronising access (`void __tsan_acquire(void *)` and
+/// `__tsan_release`), present only in a process built with `-sanitize=thread`.
+@usableFromInline
+typealias _TSanAnnotation = @convention(c) (UnsafeRawPointer?) -> Void
+
+/// `__tsan_acquire`, when the process runs under ThreadSanitizer.
+@usableFromInline
+let _tsanAcquire: _TSanAnnotation? = _tsanFunction("__tsan_acquire")
+
+/// `__tsan_release`, when the process runs under ThreadSanitizer.
+@usableFromInline
+let _tsanRelease: _TSanAnnotation? = _tsanFunction("__tsan_release")
+
+private func _tsanFunction(_ name: String) -> _TSanAnnotation? {
+  #if canImport(Darwin)
+    let handle = UnsafeMutableRawPointer(bitPattern: -2)  // RTLD_DEFAULT
+  #else
+    let handle: UnsafeMutableRawPointer? = nil  // RTLD_DEFAULT
+  #endif
+  return dlsym(handle, name).map { unsafeBitCast($0, to: _TSanAnnotation.self) }
+}

@@ -1,0 +1,98 @@
+import Binding
+import CollectionController
+import Dispatch
+import Foundation
+import Synchronization
+import Testing
+
+/// Filter, sort and section functions that read the controller they configure.
+///
+/// No user function runs under a lock of the package, so such a read returns (it deadlocked
+/// while the controller evaluated its functions under its own lock). What it returns is
+/// documented in the ChangeDelivery article: the content as the controller is rebuilding it
+/// (the elements the transaction does not move, and those it has placed so far).
+@Suite struct FunctionsReadingTheControllerTests {}
+
+/// The controller under test, for the functions that read it (a `SortComparator` must be
+/// `Sendable`, so the comparator reaches it through this global rather than a captured box).
+private let controllerUnderTest = Mutex<RelationController<Artist, Album, Int>?>(nil)
+/// What those functions read, one entry per read: the count they saw.
+private let readsUnderTest = Mutex<[String: [Int]]>([:])
+
+/// Records that `function` read the controller under test, and what count it saw.
+private func readController(from function: String) {
+  guard let controller = controllerUnderTest.withLock({ $0 }) else { return }
+  // Every accessor takes the controller's lock: a deadlock here is what the test is about.
+  let count = controller.count
+  _ = controller.numberOfSections
+  _ = controller.sections
+  readsUnderTest.withLock { $0[function, default: []].append(count) }
+}
+
+/// Orders albums by year, reading the controller on every comparison.
+private struct YearReadingTheController: SortComparator {
+  var order: SortOrder = .forward
+
+  func compare(_ lhs: Album, _ rhs: Album) -> ComparisonResult {
+    readController(from: "comparator")
+    let (a, b) = order == .forward ? (lhs.year, rhs.year) : (rhs.year, lhs.year)
+    return a < b ? .orderedAscending : a > b ? .orderedDescending : .orderedSame
+  }
+}
+
+extension FunctionsReadingTheControllerTests {
+  /// Runs `body` on another thread and fails (instead of hanging) if it does not finish.
+  func withinSeconds(_ seconds: Int, _ body: @escaping @Sendable () -> Void) -> Bool {
+    let done = DispatchSemaphore(value: 0)
+    Thread.detachNewThread {
+      body()
+      done.signal()
+    }
+    return done.wait(timeout: .now() + .seconds(seconds)) == .success
+  }
+
+  @Test func aFilterAComparatorAndASectionFunctionMayReadTheirController() throws {
+    let finished = withinSeconds(20) {
+      let artist = Artist(makeAlbums([("a", 1971), ("b", 1985), ("c", 1992), ("d", 1999)]))
+      let albums: RelationController<Artist, Album, Int>
+      do {
+        albums = try RelationController(
+          \.albums, of: artist,
+          filter: { album in
+            readController(from: "filter")
+            return !album.isLive
+          },
+          sortedBy: [YearReadingTheController()],
+          sectionedBy: { album in
+            readController(from: "section")
+            return album.decade
+          },
+          delivery: .synchronous)
+      } catch {
+        Issue.record("the controller could not be made: \(error)")
+        return
+      }
+      controllerUnderTest.withLock { $0 = albums }
+      defer { controllerUnderTest.withLock { $0 = nil } }
+      var changeSets = 0
+      let token = albums.onChange { _ in changeSets += 1 }
+      artist.albums[0].year = 2001  // a move to a new section
+      artist.albums[1].isLive = true  // leaves
+      artist.insert(Album("e", year: 1980), at: 0, into: \.albums)  // enters
+      try? albums.reconfigure { $0.sortedBy = [YearReadingTheController(order: .reverse)] }
+      token.cancel()
+      // The outcome is exact, whatever the functions read meanwhile.
+      #expect(albums.sections.map(\.key) == [1980, 1990, 2000])
+      #expect(albums.objects.map(\.name) == ["e", "d", "c", "a"])
+      #expect(changeSets == 4)
+    }
+    #expect(finished, "a function that reads its controller deadlocked")
+    let reads = readsUnderTest.withLock { $0 }
+    // Each function read the controller during the changes, and saw a count in range.
+    for function in ["filter", "comparator", "section"] {
+      let counts = reads[function] ?? []
+      #expect(!counts.isEmpty, "\(function) never read the controller")
+      #expect(counts.allSatisfy { (0...4).contains($0) }, "\(function) saw \(counts)")
+    }
+  }
+}
