@@ -1,3 +1,4 @@
+import Binding
 import CollectionController
 
 /// A screen that lists albums through a relation controller, like the table view controllers of
@@ -18,7 +19,7 @@ final class AlbumList<SectionKey: Hashable & Comparable> {
   private(set) var changeSetCount = 0
   /// Whether the list was drawn (its first content is read, not reported).
   private(set) var wasDrawn = false
-  private var subscription: RelationController<Artist, Album, SectionKey>.Subscription?
+  private var subscription: ObservationToken?
 
   init(_ name: String, _ controller: RelationController<Artist, Album, SectionKey>) {
     self.name = name

@@ -57,13 +57,14 @@ extension ControllerLifetimeTests {
             return album.decade
           },
           observing: [\.title])
-        controller.onChange { _ in handling.use() }
+        let token = controller.onChange { _ in handling.use() }
         let stream = controller.changes  // never iterated
         artist.albums[0].year = 1999
         artist.insert(Album("d", year: 2001), at: 0, into: \.albums)
         #expect(handling.uses == 2)
         #expect(filtering.uses > 0 && sectioning.uses > 0)
         _ = stream
+        _ = token  // released with the controller: the handler's captures go too
         weakController = controller
       }
       #expect(weakController == nil)
@@ -103,11 +104,12 @@ extension ControllerLifetimeTests {
           return true
         },
         sectionedBy: { $0.decade }, observing: [\.title])
-      controller.onChange { _ in handled += 1 }
+      let token = controller.onChange { _ in handled += 1 }
       controller.delegate = delegate
       stream = controller.changes
       artist.albums[0].title = "x"
       #expect(handled == 1 && delegate.changeSets == 1)
+      _ = token
       weakController = controller
     }
     #expect(weakController == nil)
@@ -157,8 +159,12 @@ extension ControllerLifetimeTests {
     // Counts, not a `ChangeLog`: a log keeps every change set, and so the elements they name.
     var listChanges = 0
     var setChanges = 0
-    list.onChange { _ in listChanges += 1 }
-    set.onChange { _ in setChanges += 1 }
+    let listToken = list.onChange { _ in listChanges += 1 }
+    let setToken = set.onChange { _ in setChanges += 1 }
+    defer {
+      listToken.cancel()
+      setToken.cancel()
+    }
     let leavesList = way != "set remove"
     let leavesSet = way == "set remove" || way == "delete"
     weak var leaving: Album?
@@ -198,13 +204,15 @@ extension ControllerLifetimeTests {
     weak var weakOwner: Artist?
     var controller: RelationController<Artist, Album, Int>?
     var changeSets = 0
+    var token: ObservationToken?
     do {
       let artist = Artist(makeAlbums([("a", 1981), ("b", 1995)]))
       weakOwner = artist
       albums.append(contentsOf: artist.albums)
       controller = try RelationController(\.albums, of: artist, sectionedBy: { $0.decade })
-      controller?.onChange { _ in changeSets += 1 }
+      token = controller?.onChange { _ in changeSets += 1 }
     }
+    defer { token?.cancel() }
     #expect(weakOwner == nil)
     #expect(controller?.names() == [["a"], ["b"]])
     #expect(changeSets == 0)
@@ -222,11 +230,12 @@ extension ControllerLifetimeTests {
       let albums: RelationController<Artist, Album, Unsectioned>
       let lease: LifetimeTracker.Lease
       var titles: [String] = []
+      var token: ObservationToken?
 
       init(_ artist: Artist, tracker: LifetimeTracker) throws {
         lease = tracker.lease()
         albums = try RelationController(\.albums, of: artist, sortedBy: [SortDescriptor(\.year)])
-        albums.onChange { [unowned self] _ in titles = albums.objects.map(\.name) }
+        token = albums.onChange { [unowned self] _ in titles = albums.objects.map(\.name) }
       }
     }
     let artist = Artist(makeAlbums([("a", 1981), ("b", 1995)]))

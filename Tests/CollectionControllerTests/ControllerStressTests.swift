@@ -228,6 +228,8 @@ private struct ControllerEntry {
   weak var artist: Artist?
   var configuration: FuzzConfiguration
   let checker: ReplayChecker
+  /// The checker's registration, released with the entry.
+  let token: ObservationToken
 }
 
 private final class PrivateTracker {
@@ -556,7 +558,7 @@ private func runWorker(
           \.albums, of: artist, filter: configuration.filter, sortedBy: configuration.sortedBy,
           sectionedBy: configuration.section, observing: [\.title], delivery: .synchronous)
         let checker = ReplayChecker(controller.snapshot.itemIdentifiers)
-        controller.onChange { [unowned controller] changes in
+        let changeToken = controller.onChange { [unowned controller] changes in
           checker.check(changes, current: controller.snapshot.itemIdentifiers)
         }
         result.weakControllers.append(controller)
@@ -564,7 +566,7 @@ private func runWorker(
         controllers.append(
           ControllerEntry(
             controller: controller, artist: artist, configuration: configuration,
-            checker: checker))
+            checker: checker, token: changeToken))
       } catch {
         result.checkers.append(ReplayChecker([]))
         result.checkers[result.checkers.count - 1].failures.append("creation: \(error)")

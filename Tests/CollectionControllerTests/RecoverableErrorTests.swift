@@ -40,8 +40,10 @@ extension RecoverableErrorTests {
     let twin = try controller()
     var subjectChanges: [String] = []
     var twinChanges: [String] = []
-    subject.onChange { subjectChanges.append("\($0)") }
-    twin.onChange { twinChanges.append("\($0)") }
+    let changeToken = subject.onChange { subjectChanges.append("\($0)") }
+    defer { changeToken.cancel() }
+    let changeToken2 = twin.onChange { twinChanges.append("\($0)") }
+    defer { changeToken2.cancel() }
     let before = Observable(subject)
     let relation = artist.albums.map(ObjectIdentifier.init)
     let labels = artist.albums.map { $0.label?.name }
@@ -91,7 +93,8 @@ extension RecoverableErrorTests {
     let artist = Artist([Album("a", label: Label("x")), Album("b")])
     let existing = try RelationController(\.albums, of: artist, sortedBy: [SortDescriptor(\.name)])
     var changes = 0
-    existing.onChange { _ in changes += 1 }
+    let changeToken3 = existing.onChange { _ in changes += 1 }
+    defer { changeToken3.cancel() }
     let before = Observable(existing)
     let throwing = #Predicate<Album> { $0.label!.name == "x" }
     #expect(throws: RelationConfigurationError.self) {
@@ -118,7 +121,8 @@ extension RecoverableErrorTests {
     var writes = 0
     let token = artist.observe(\.albumSet, options: .everySet) { _ in writes += 1 }
     var changes = 0
-    albums.onChange { _ in changes += 1 }
+    let changeToken4 = albums.onChange { _ in changes += 1 }
+    defer { changeToken4.cancel() }
     let before = Observable(albums)
     let set = artist.albumSet
 

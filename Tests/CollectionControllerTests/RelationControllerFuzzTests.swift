@@ -151,7 +151,7 @@ extension RelationControllerFuzzTests {
     var failure: String?
     var localStats = stats
     var transaction = 0
-    albums.onChange { [unowned albums] changes in
+    let changeToken = albums.onChange { [unowned albums] changes in
       localStats.add(changes)
       let current = albums.snapshot.itemIdentifiers
       do {
@@ -170,6 +170,7 @@ extension RelationControllerFuzzTests {
       }
       previous = current
     }
+    defer { changeToken.cancel() }
 
     func randomMember(_ rng: inout SplitMix64) -> Album? {
       artist.albums.isEmpty

@@ -365,10 +365,11 @@ extension RelationControllerTests {
       \.albums, of: artist, sortedBy: [SortDescriptor(\.year)])
     let log = ChangeLog(albums)
     var seen: [[String]] = []
-    albums.onChange { [unowned albums] _ in
+    let changeToken = albums.onChange { [unowned albums] _ in
       seen.append(albums.objects.map(\.name))
       if artist.albums.count < 4 { artist.albums.append(Album("n\(artist.albums.count)", year: 0)) }
     }
+    defer { changeToken.cancel() }
     artist.albums[0].year = 9
     #expect(seen == [["b", "a"], ["n2", "b", "a"], ["n2", "n3", "b", "a"]])  // ties: source order
     #expect(log.count == 3)
@@ -762,6 +763,8 @@ extension RelationControllerTests {
     weak var weakController: RelationController<Artist, Album, Unsectioned>?
     var evaluations = 0
     var calls = 0
+    // Kept past the controller: releasing the controller ends the handler all the same.
+    var token: ObservationToken?
     do {
       let albums = try RelationController(
         \.albums, of: artist,
@@ -769,7 +772,7 @@ extension RelationControllerTests {
           evaluations += 1
           return true
         })
-      albums.onChange { _ in calls += 1 }
+      token = albums.onChange { _ in calls += 1 }
       weakController = albums
     }
     #expect(weakController == nil)
@@ -778,6 +781,7 @@ extension RelationControllerTests {
     artist.albums.append(Album("b"))
     #expect(evaluations == before)
     #expect(calls == 0)
+    token?.cancel()  // after its controller: nothing to do, no crash
   }
 
   @Test func theOwnerIsNotRetained() throws {
@@ -798,11 +802,12 @@ extension RelationControllerTests {
     let transfer = _Transfer(artist)
     var seen: [Int] = []
     await confirmation(expectedCount: 2) { delivered in
-      albums.onChange { [unowned albums] changes in
+      let changeToken3 = albums.onChange { [unowned albums] changes in
         MainActor.assertIsolated()
         seen.append(albums.count)  // the content of this change set
         delivered()
       }
+      defer { changeToken3.cancel() }
       await Task.detached {
         transfer.value.albums.append(Album("b"))
         transfer.value.albums.append(Album("c"))

@@ -19,14 +19,16 @@ extension RelationReentrancyTests {
     var events: [String] = []
     // Unowned: the handlers that call it are kept by the controller.
     let names = { [unowned albums] in albums.objects.map(\.name).joined() }
-    albums.onChange { changes in
+    let changeToken = albums.onChange { changes in
       events.append("first \(names()) \(changes)")
       if artist.albums.count == 2 {
         artist.insert(Album("c", year: 0), at: 0, into: \.albums)
         events.append("first inserted c, sees \(names())")
       }
     }
-    albums.onChange { changes in events.append("second \(names()) \(changes)") }
+    defer { changeToken.cancel() }
+    let changeToken2 = albums.onChange { changes in events.append("second \(names()) \(changes)") }
+    defer { changeToken2.cancel() }
     artist.albums[0].year = 9
     events.append("write returned")
     #expect(
@@ -47,7 +49,7 @@ extension RelationReentrancyTests {
       delivery: .synchronous)
     let log = ChangeLog(albums)
     var rounds = 0
-    albums.onChange { _ in
+    let changeToken3 = albums.onChange { _ in
       rounds += 1
       guard rounds <= 2 else { return }
       coalesce {  // one change set for the two edits, after this one
@@ -55,6 +57,7 @@ extension RelationReentrancyTests {
         artist.apply(.move(from: 0, to: 2), to: \.albums)
       }
     }
+    defer { changeToken3.cancel() }
     coalesce {
       artist.albums[0].year = 10
       artist.albums[1].year = 20
@@ -158,15 +161,17 @@ extension RelationReentrancyTests {
     var budget = 200
     var readByFirst: [[[ObjectIdentifier]]] = []
     var handlerRNG = SplitMix64(seed: UInt64(seed) &+ 1)
-    albums.onChange { [unowned albums] _ in
+    let changeToken4 = albums.onChange { [unowned albums] _ in
       readByFirst.append(albums.snapshot.itemIdentifiers)
       guard budget > 0 else { return }
       budget -= 1
       edit(&handlerRNG)
     }
+    defer { changeToken4.cancel() }
     var readBySecond: [[[ObjectIdentifier]]] = []
     let log = ChangeLog(albums)  // registered after the editing handler
-    albums.onChange { [unowned albums] _ in readBySecond.append(albums.snapshot.itemIdentifiers) }
+    let changeToken5 = albums.onChange { [unowned albums] _ in readBySecond.append(albums.snapshot.itemIdentifiers) }
+    defer { changeToken5.cancel() }
 
     var edits = 0
     while budget > 0 && edits < 5_000 {

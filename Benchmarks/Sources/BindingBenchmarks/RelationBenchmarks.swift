@@ -37,7 +37,7 @@ final class RelationFixture {
   let shown: [Album]
   let receiver = Receiver()
   let controller: AlbumController
-  let subscription: AlbumController.Subscription
+  let subscription: ObservationToken
   /// Time to create the controller.
   let buildSeconds: Double
   /// Heap bytes in use (mmapped chunks included) after creating the controller minus before,

@@ -186,15 +186,20 @@ public struct RelationChangeSequence<Model>: AsyncSequence {
   }
 }
 
-/// A controller whose change streams can end (non-generic, for the `@Sendable` termination
-/// handler).
+/// A controller whose change streams and handlers can end (non-generic, for the `@Sendable`
+/// closures that end them).
 protocol _StreamOwner: AnyObject, Sendable {
   func _endStream(_ id: UInt64)
+  func _removeHandler(_ id: UInt64)
 }
 
 extension RelationController: _StreamOwner {
   func _endStream(_ id: UInt64) {
     _lock.withLock { state in state.streams[id] = nil }
+  }
+
+  func _removeHandler(_ id: UInt64) {
+    _lock.withLock { state in state.handlers.removeAll { $0.id == id } }
   }
 }
 
@@ -206,25 +211,6 @@ func _onTermination<Value>(
 }
 
 extension RelationController {
-  /// A registration of a change handler; ``cancel()`` ends it.
-  ///
-  /// ```swift
-  /// let subscription = albums.onChange { changes in print(changes) }
-  /// subscription.cancel()
-  /// ```
-  ///
-  /// The handler stays registered until ``cancel()`` or until the controller is released,
-  /// whether or not the subscription is kept.
-  public final class Subscription {
-    let _cancel: () -> Void
-
-    init(_ cancel: @escaping () -> Void) { _cancel = cancel }
-
-    /// Ends the registration: the handler is not called after this returns (on this thread).
-    /// Idempotent.
-    public func cancel() { _cancel() }
-  }
-
   /// The delegate, held weakly.
   ///
   /// ```swift
@@ -241,14 +227,19 @@ extension RelationController {
   /// content changed (reading the controller there gives the content of that change set).
   ///
   /// ```swift
-  /// albums.onChange { changes in
+  /// let token = albums.onChange { changes in
   ///   print(changes.insertedRows, changes.deletedRows)
   /// }
+  /// // keep `token` as long as you want to hear changes (a stored property)
   /// ```
   ///
-  /// - Parameter handler: Receives each change set; kept until cancelled or the controller
-  ///   goes.
-  /// - Returns: A subscription that ends the registration (it ends with the controller too).
+  /// The rule is the same as for every registration of the package: the handler is called
+  /// until the token is cancelled **or released**, or the controller is released.
+  ///
+  /// - Parameter handler: Receives each change set.
+  /// - Returns: A token that ends the registration when cancelled or released; after
+  ///   ``ObservationToken/cancel()`` returns, the handler is not called again, even within a
+  ///   delivery that is under way.
   /// - Complexity: O(1).
   /// - Note: Re-entrancy: a receiver (this handler, another one, the delegate) may change the
   ///   relation or its elements while it receives a change set. The change is queued, not
@@ -256,18 +247,17 @@ extension RelationController {
   ///   gets it, in order, and reads the content of that change set; then the change comes as
   ///   the next change set (one per transaction, in order), in the same delivery context and,
   ///   with synchronous delivery, before the write that started the delivery returns.
-  @discardableResult
   public func onChange(
     _ handler: @escaping (RelationChangeSet<Element>) -> Void
-  ) -> Subscription {
+  ) -> ObservationToken {
     let id = _lock.withLock { state -> UInt64 in
       state.nextHandlerID += 1
       state.handlers.append((state.nextHandlerID, handler))
       return state.nextHandlerID
     }
-    return Subscription { [weak self] in
-      self?._lock.withLock { state in state.handlers.removeAll { $0.id == id } }
-    }
+    // Through the non-generic protocol: a `@Sendable` closure must capture no generic metatype.
+    let owner: any _StreamOwner = self
+    return ObservationToken { [weak owner] in owner?._removeHandler(id) }
   }
 
   /// The change sets from now on, as an asynchronous sequence (unbounded buffer).
@@ -292,10 +282,14 @@ extension RelationController {
   /// Hands a change set to the delegate, the handlers and the streams, outside the lock.
   func _deliver(_ delivery: _Delivery) {
     let (delegate, handlers, streams) = _lock.withLock { state in
-      (state.delegate, state.handlers.map { $0.call }, Array(state.streams.values))
+      (state.delegate, state.handlers, Array(state.streams.values))
     }
     if let delegate { _notify(delegate, delivery) }
-    for handler in handlers { handler(delivery.changes) }
+    for handler in handlers {
+      // Cancelled by an earlier receiver of this change set: never called again.
+      guard _lock.withLock({ $0.handlers.contains { $0.id == handler.id } }) else { continue }
+      handler.call(delivery.changes)
+    }
     for stream in streams { stream.yield(_Transfer(delivery.changes)) }
   }
 

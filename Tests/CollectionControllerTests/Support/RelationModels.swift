@@ -91,7 +91,7 @@ final class ChangeLog<Owner: ObservableModel, Element: ObservableModel, Key: Has
   private(set) var failures: [String] = []
   private var previous: [[ObjectIdentifier]]
   private var previousElements: [[Element]]
-  private var subscription: RelationController<Owner, Element, Key>.Subscription?
+  private var subscription: ObservationToken?
 
   init(_ controller: RelationController<Owner, Element, Key>) {
     self.controller = controller
