@@ -39,7 +39,7 @@ import Testing
       observing: [\.title])  // attributes whose change is an update
 
     var log: [String] = []
-    let subscription = albums.onChange { changes in
+    let token = albums.onChange { changes in  // keep it: released, it ends the handler
       log.append(
         "sections +\(changes.insertedSections.count) rows +\(changes.insertedRows.count)")
     }
@@ -49,6 +49,6 @@ import Testing
     artist.albums.append(Album("Tutu", year: 1986))  // one write, one change set
     #expect(log == ["sections +1 rows +0"])  // a new section brings its row
     #expect(albums.sections.count == 3)
-    subscription.cancel()
+    token.cancel()
   }
 }

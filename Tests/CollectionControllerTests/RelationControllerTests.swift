@@ -753,6 +753,32 @@ extension RelationControllerTests {
     artist.albums.append(Album("b"))
     #expect(calls == 1)
   }
+
+  /// One rule for every registration of the package: a released token ends its handler.
+  @Test func releasedTokenEndsTheHandler() throws {
+    let artist = Artist()
+    let albums = try RelationController(\.albums, of: artist, delivery: .synchronous)
+    var calls = 0
+    var token: ObservationToken? = albums.onChange { _ in calls += 1 }
+    artist.albums.append(Album("a"))
+    #expect(token?.isActive == true)
+    token = nil
+    artist.albums.append(Album("b"))
+    #expect(calls == 1)
+  }
+
+  /// A handler cancelled by an earlier receiver of the same change set is not called with it.
+  @Test func handlerCancelledDuringADeliveryIsNotCalledWithIt() throws {
+    let artist = Artist()
+    let albums = try RelationController(\.albums, of: artist, delivery: .synchronous)
+    var second: ObservationToken?
+    var secondCalls = 0
+    let first = albums.onChange { _ in second?.cancel() }
+    second = albums.onChange { _ in secondCalls += 1 }
+    artist.albums.append(Album("a"))
+    #expect(secondCalls == 0)
+    first.cancel()
+  }
 }
 
 // MARK: - Lifetime and threads

@@ -170,7 +170,9 @@ extension RelationReentrancyTests {
     defer { changeToken4.cancel() }
     var readBySecond: [[[ObjectIdentifier]]] = []
     let log = ChangeLog(albums)  // registered after the editing handler
-    let changeToken5 = albums.onChange { [unowned albums] _ in readBySecond.append(albums.snapshot.itemIdentifiers) }
+    let changeToken5 = albums.onChange { [unowned albums] _ in
+      readBySecond.append(albums.snapshot.itemIdentifiers)
+    }
     defer { changeToken5.cancel() }
 
     var edits = 0

@@ -59,7 +59,7 @@ func show(_ sections: [[String]]) {
 //: it; `apply(to:)` does exactly that for an array of sections. After each change set the copy
 //: equals what the controller shows.
 var shown = albums.sections.map { $0.objects.map(\.title) }
-let subscription = albums.onChange { changes in
+let token = albums.onChange { changes in  // keep it: released, it ends the handler
   print(changes)
   changes.apply(to: &shown) { $0.title }
   show(shown)
@@ -108,4 +108,4 @@ try example("Reconfiguration: live albums too, newest first within each decade")
   }
 }
 
-subscription.cancel()
+token.cancel()

@@ -107,9 +107,6 @@ public struct RelationChangeSet<Element> {
 
 extension RelationChangeSet: Sendable where Element: Sendable {}
 
-/// The engine's name for ``RelationChangeSet``.
-typealias ChangeSet<Element> = RelationChangeSet<Element>
-
 extension RelationChangeSet: CustomStringConvertible {
   /// A compact listing of the changes, for logs and test failures.
   public var description: String {
@@ -154,8 +151,8 @@ extension RelationChangeSet {
   ///   number of row changes.
   public func apply<T>(to sections: inout [[T]], transform: (Element) -> T) {
     var removed: [[Bool]] = sections.map { Array(repeating: false, count: $0.count) }
-    var replaced: [Position: T] = [:]
-    func markRemoved(_ position: Position) {
+    var replaced: [RowPosition: T] = [:]
+    func markRemoved(_ position: RowPosition) {
       _require(
         position.section < removed.count && position.row < removed[position.section].count,
         "RelationChangeSet.apply(to:): the change set does not fit the sections: \(position) "
@@ -163,7 +160,7 @@ extension RelationChangeSet {
       removed[position.section][position.row] = true
     }
     for position in deletedRows { markRemoved(position) }
-    var incoming: [(position: Position, value: T)] = []
+    var incoming: [(position: RowPosition, value: T)] = []
     incoming.reserveCapacity(insertedRows.count + movedRows.count)
     for (move, element) in zip(movedRows, movedElements) {
       markRemoved(move.from)
@@ -197,7 +194,7 @@ extension RelationChangeSet {
           + "\(sections.count) sections, too few for the change set")
       var kept: [T] = []
       for (row, value) in sections[oldSection].enumerated() where !removed[oldSection][row] {
-        kept.append(replaced[Position(section: oldSection, row: row)] ?? value)
+        kept.append(replaced[RowPosition(section: oldSection, row: row)] ?? value)
       }
       var rows: [T] = []
       var keptIndex = 0

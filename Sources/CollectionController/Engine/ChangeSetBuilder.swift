@@ -39,7 +39,7 @@ struct _ChangeSetBuilder<Element: AnyObject, SectionKey: Hashable & Comparable> 
     var id: ObjectIdentifier
     var element: Element?
     var oldKey: SectionKey?
-    var old: Position?
+    var old: RowPosition?
     var changed: Bool
   }
 
@@ -85,7 +85,7 @@ struct _ChangeSetBuilder<Element: AnyObject, SectionKey: Hashable & Comparable> 
   ///
   /// - Returns: The change set, or `nil` if nothing visible changed.
   /// - Complexity: O(k log n + k log k) for *k* touched elements.
-  func finish(after index: _OrderedIndex<Element, SectionKey>) -> ChangeSet<Element>? {
+  func finish(after index: _OrderedIndex<Element, SectionKey>) -> RelationChangeSet<Element>? {
     // Where each touched element is now.
     var entries: [_Entry] = []
     entries.reserveCapacity(_touches.count)
@@ -110,7 +110,7 @@ struct _ChangeSetBuilder<Element: AnyObject, SectionKey: Hashable & Comparable> 
       if let key = entry.newKey { newTouchCount[key, default: 0] += 1 }
     }
     var deletedKeys: Set<SectionKey> = []
-    var changes = ChangeSet<Element>()
+    var changes = RelationChangeSet<Element>()
     for (key, section) in oldSectionOfKey where index.sectionIndex(for: key) == nil {
       deletedKeys.insert(key)
       changes.deletedSections.insert(section)
@@ -133,18 +133,18 @@ struct _ChangeSetBuilder<Element: AnyObject, SectionKey: Hashable & Comparable> 
     Self._countUntouchedBefore(entries, { $0.old }, into: &untouchedBeforeOld)
     Self._countUntouchedBefore(entries, { $0.new }, into: &untouchedBeforeNew)
 
-    var deleted: [(Position, Element)] = []
-    var inserted: [(Position, Element)] = []
-    var moved: [(ChangeSet<Element>.Move, Element)] = []
-    var updated: [(Position, Element)] = []
+    var deleted: [(RowPosition, Element)] = []
+    var inserted: [(RowPosition, Element)] = []
+    var moved: [(RelationChangeSet<Element>.Move, Element)] = []
+    var updated: [(RowPosition, Element)] = []
     var candidates: [_Candidate] = []
     var deletedSectionRows: [Int: [(Int, Element)]] = [:]
     var insertedSectionRows: [Int: [(Int, Element)]] = [:]
     for (i, entry) in entries.enumerated() {
       // Positions outside deleted and inserted sections ("live"); the others are covered by
       // their section's change.
-      var liveOld: Position?
-      var liveNew: Position?
+      var liveOld: RowPosition?
+      var liveNew: RowPosition?
       if let old = entry.old, let key = entry.oldKey {
         if deletedKeys.contains(key) {
           deletedSectionRows[old.section, default: []].append((old.row, entry.element))
@@ -170,7 +170,7 @@ struct _ChangeSetBuilder<Element: AnyObject, SectionKey: Hashable & Comparable> 
         if entry.oldKey == entry.newKey && untouchedBeforeOld[i] == untouchedBeforeNew[i] {
           candidates.append(_Candidate(entry: i, old: old, new: new))
         } else {
-          let move = ChangeSet<Element>.Move(from: old, to: new, changed: entry.changed)
+          let move = RelationChangeSet<Element>.Move(from: old, to: new, changed: entry.changed)
           moved.append((move, entry.element))
         }
       }
@@ -190,7 +190,7 @@ struct _ChangeSetBuilder<Element: AnyObject, SectionKey: Hashable & Comparable> 
         if kept {
           if entry.changed { updated.append((candidate.old, entry.element)) }
         } else {
-          let move = ChangeSet<Element>.Move(
+          let move = RelationChangeSet<Element>.Move(
             from: candidate.old, to: candidate.new, changed: entry.changed)
           moved.append((move, entry.element))
         }
@@ -226,9 +226,9 @@ extension _ChangeSetBuilder {
   struct _Entry {
     var element: Element
     var oldKey: SectionKey?
-    var old: Position?
+    var old: RowPosition?
     var newKey: SectionKey?
-    var new: Position?
+    var new: RowPosition?
     var changed: Bool
   }
 
@@ -236,8 +236,8 @@ extension _ChangeSetBuilder {
   /// untouched elements before it on both sides: it may stay unmentioned.
   struct _Candidate {
     var entry: Int
-    var old: Position
-    var new: Position
+    var old: RowPosition
+    var new: RowPosition
   }
 
   /// For each entry with a position on one side, its row minus the number of touched entries
@@ -245,9 +245,9 @@ extension _ChangeSetBuilder {
   ///
   /// (A closure rather than a key path: generic key paths are instantiated at run time.)
   static func _countUntouchedBefore(
-    _ entries: [_Entry], _ side: (_Entry) -> Position?, into result: inout [Int]
+    _ entries: [_Entry], _ side: (_Entry) -> RowPosition?, into result: inout [Int]
   ) {
-    var order: [(entry: Int, position: Position)] = entries.indices.compactMap { i in
+    var order: [(entry: Int, position: RowPosition)] = entries.indices.compactMap { i in
       side(entries[i]).map { (i, $0) }
     }
     order.sort { $0.position < $1.position }
@@ -277,7 +277,7 @@ extension _OrderedIndex {
   mutating func applyTransaction(
     touching touched: [(element: Element, changedAttributes: Bool)],
     placement: (Element) -> (sectionKey: SectionKey, sequence: UInt64)?
-  ) -> ChangeSet<Element>? {
+  ) -> RelationChangeSet<Element>? {
     var builder = _ChangeSetBuilder(before: self)
     for (element, changed) in touched {
       builder.touch(ObjectIdentifier(element), changedAttributes: changed, in: self)

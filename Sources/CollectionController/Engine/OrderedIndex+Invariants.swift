@@ -34,7 +34,8 @@ extension _OrderedIndex {
                   && _nodes[Int(previous)].sequence < _nodes[Int(node)].sequence),
               "elements out of order in section \(index) at row \(rows)")
           }
-          precondition(_position(ofSlot: node) == Position(section: index, row: rows), "bad rank")
+          precondition(
+            _position(ofSlot: node) == RowPosition(section: index, row: rows), "bad rank")
           rows += 1
           previous = node
           node = _successor(node)

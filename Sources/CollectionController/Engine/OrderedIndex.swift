@@ -163,7 +163,7 @@ extension _OrderedIndex {
   /// The position of the element with identity `id`, or `nil` if it is not in the index.
   ///
   /// - Complexity: Expected O(log n), without comparisons.
-  func position(of id: ObjectIdentifier) -> Position? {
+  func position(of id: ObjectIdentifier) -> RowPosition? {
     let slot = _find(id)
     return slot < 0 ? nil : _position(ofSlot: slot)
   }
@@ -193,7 +193,7 @@ extension _OrderedIndex {
   /// The element at `position`.
   ///
   /// - Complexity: Expected O(log n).
-  func element(at position: Position) -> Element {
+  func element(at position: RowPosition) -> Element {
     element(atSection: position.section, row: position.row)
   }
 
@@ -341,7 +341,7 @@ extension _OrderedIndex {
   ///   the removal deletes the section.
   /// - Complexity: Expected O(log n), plus O(s) when the section disappears.
   @discardableResult
-  mutating func remove(_ id: ObjectIdentifier) -> (sectionKey: SectionKey, position: Position)? {
+  mutating func remove(_ id: ObjectIdentifier) -> (sectionKey: SectionKey, position: RowPosition)? {
     let slot = _find(id)
     guard slot >= 0 else { return nil }
     let position = _position(ofSlot: slot)
@@ -446,7 +446,7 @@ extension _OrderedIndex {
     }
   }
 
-  func _position(ofSlot slot: Int32) -> Position {
+  func _position(ofSlot slot: Int32) -> RowPosition {
     var row = _size(_nodes[Int(slot)].left)
     var node = slot
     var parent = _nodes[Int(slot)].parent
@@ -457,7 +457,7 @@ extension _OrderedIndex {
       node = parent
       parent = _nodes[Int(node)].parent
     }
-    return Position(section: Int(~parent), row: Int(row))
+    return RowPosition(section: Int(~parent), row: Int(row))
   }
 
   /// Rotates `node` above its parent, keeping sizes, parent links and section roots right.

@@ -59,6 +59,3 @@ extension IndexPath {
     self.init(indexes: [position.section, position.row])
   }
 }
-
-/// The engine's name for ``RowPosition``.
-typealias Position = RowPosition

@@ -5,11 +5,11 @@ import Testing
 
 @Suite struct ChangeSetBuilderTests {}
 
-private func p(_ section: Int, _ row: Int) -> Position {
-  Position(section: section, row: row)
+private func p(_ section: Int, _ row: Int) -> RowPosition {
+  RowPosition(section: section, row: row)
 }
 
-private typealias Move = ChangeSet<Item>.Move
+private typealias Move = RelationChangeSet<Item>.Move
 
 extension ChangeSetBuilderTests {
   /// A single-section relation a(10) b(20) c(30) d(40) e(50).
@@ -242,7 +242,7 @@ extension ChangeSetBuilderTests {
 
   @Test func replayerShowsASwapReportedAsOneMoveGoesWrong() throws {
     // MZ reported an exchange of rows 0 and 3 as one move; UIKit then shows the wrong order.
-    var changes = ChangeSet<Item>()
+    var changes = RelationChangeSet<Item>()
     changes.movedRows = [Move(from: p(0, 0), to: p(0, 3), changed: false)]
     let shown = try BatchUpdateReplayer.replay(
       old: [["a", "b", "c", "d"]], changes: changes, dataSource: [["d", "b", "c", "a"]])
@@ -250,7 +250,7 @@ extension ChangeSetBuilderTests {
   }
 
   @Test func replayerRejectsRowChangesInsideDeletedSections() {
-    var changes = ChangeSet<Item>()
+    var changes = RelationChangeSet<Item>()
     changes.deletedSections = [0]
     changes.deletedRows = [p(0, 0)]
     #expect(throws: BatchUpdateReplayer.Failure.self) {

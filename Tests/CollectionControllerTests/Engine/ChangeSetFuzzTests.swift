@@ -45,7 +45,7 @@ extension ChangeSetFuzzTests {
 
   /// One relation evolving through transactions of 1–50 random edits until `budget` edits.
   static func fuzzRun(
-    seed: UInt64, budget: Int, onTransaction: (ChangeSet<Item>?) -> Void
+    seed: UInt64, budget: Int, onTransaction: (RelationChangeSet<Item>?) -> Void
   ) throws -> Int {
     var rng = SplitMix64(seed: seed)
     // Run shapes: unsectioned and large, sectioned and large, many small sections that come and

@@ -18,7 +18,7 @@ enum BatchUpdateReplayer {
   }
 
   static func replay<ID: Hashable, E>(
-    old: [[ID]], changes: ChangeSet<E>, dataSource new: [[ID]]
+    old: [[ID]], changes: RelationChangeSet<E>, dataSource new: [[ID]]
   ) throws -> [[ID]] {
     func fail(_ message: String) -> Failure {
       Failure(description: "\(message) in \(changes)")
@@ -36,7 +36,7 @@ enum BatchUpdateReplayer {
     }
 
     // Old side: deletions, move sources and reloads, each once, in range, in surviving sections.
-    var oldSide: Set<Position> = []
+    var oldSide: Set<RowPosition> = []
     let oldPositions =
       changes.deletedRows + changes.movedRows.map(\.from) + changes.updatedRows
     for position in oldPositions {
@@ -51,7 +51,7 @@ enum BatchUpdateReplayer {
       }
     }
     // New side: insertions and move destinations, each once, in range, in surviving sections.
-    var newSide: Set<Position> = []
+    var newSide: Set<RowPosition> = []
     for position in changes.insertedRows + changes.movedRows.map(\.to) {
       guard newSide.insert(position).inserted else {
         throw fail("new position \(position) named twice")
@@ -101,7 +101,8 @@ enum BatchUpdateReplayer {
       // Safe: every surviving old section has a surviving new counterpart.
       let n = newSectionOfOld[o]!
       var kept: [(row: Int, id: ID)] = []
-      for (row, id) in old[o].enumerated() where !removed.contains(Position(section: o, row: row)) {
+      for (row, id) in old[o].enumerated()
+      where !removed.contains(RowPosition(section: o, row: row)) {
         kept.append((row, id))
       }
       var next = 0
@@ -110,8 +111,8 @@ enum BatchUpdateReplayer {
         let (row, id) = kept[next]
         // A reloaded row is configured again for the object the data source has at its slot:
         // that must be the object it showed, or the table now shows a different object there.
-        if reloaded.contains(Position(section: o, row: row)) && new[n][slot] != id {
-          throw fail("reloaded row \(Position(section: o, row: row)) lands on another object")
+        if reloaded.contains(RowPosition(section: o, row: row)) && new[n][slot] != id {
+          throw fail("reloaded row \(RowPosition(section: o, row: row)) lands on another object")
         }
         result[n][slot] = id
         next += 1

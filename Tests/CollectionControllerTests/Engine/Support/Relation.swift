@@ -52,7 +52,7 @@ struct Relation {
   /// Runs one transaction over `touched` and checks the change set against the replayer,
   /// `apply(to:)`, `collectionDifference()` and a from-scratch recomputation.
   @discardableResult
-  mutating func commit(_ touched: [(Item, Bool)]) throws -> ChangeSet<Item>? {
+  mutating func commit(_ touched: [(Item, Bool)]) throws -> RelationChangeSet<Item>? {
     let old = index.sections
     let ids = memberIDs
     let changes = index.applyTransaction(touching: touched.map { ($0.0, $0.1) }) { item in
@@ -78,7 +78,7 @@ struct Relation {
   /// `apply(to:)`, `collectionDifference()`), reports every changed element that stayed, is nil
   /// only when nothing visible changed, and has no removable move.
   static func verify(
-    old: [[Item]], changes: ChangeSet<Item>?, new: [[Item]], expected: [[Item]],
+    old: [[Item]], changes: RelationChangeSet<Item>?, new: [[Item]], expected: [[Item]],
     touched: [(Item, Bool)], checkMinimality: Bool = true
   ) throws {
     let oldIDs = old.map { $0.map(\.name) }
