@@ -142,33 +142,4 @@ extension RecoverableErrorTests {
     #expect(albums.objects.map(\.name) == ["b"])
     token.cancel()
   }
-
-  /// Removing what the tracker does not hold, adding what it holds or a deleted model: `false`,
-  /// and the tracker is as it was.
-  @Test func trackerCallsThatChangeNothing() {
-    typealias Order = DependencyTrackerTests.Order
-    let a = Order("a")
-    let b = Order("b")
-    let stranger = Order("stranger")
-    let deleted = Order("deleted")
-    deleted.announceDeletion()
-    var lines: [String] = []
-    let tracker = DependencyTracker(delivery: .synchronous) { lines.append(describe($0)) }
-    tracker.add(a)
-    tracker.add(b)
-    let before = tracker.dependencies.map(ObjectIdentifier.init)
-
-    #expect(!tracker.remove(stranger))
-    #expect(!tracker.add(a))
-    #expect(!tracker.add(deleted))
-
-    #expect(tracker.dependencies.map(ObjectIdentifier.init) == before)
-    #expect(tracker.count == 2)
-    #expect(!tracker.contains(stranger) && !tracker.contains(deleted))
-    #expect(lines.isEmpty)
-    stranger.total = 1
-    a.total = 1
-    b.status = "paid"
-    #expect(lines == ["a[total]", "b[status]"])
-  }
 }

@@ -6,7 +6,6 @@
  when a transaction deletes any of them.
  */
 import Binding
-import CollectionController
 
 final class Customer: ObservableModel {
   let observation = ObservationStorage()

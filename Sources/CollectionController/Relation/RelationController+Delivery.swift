@@ -238,7 +238,7 @@ extension RelationController {
   ///
   /// - Parameter handler: Receives each change set.
   /// - Returns: A token that ends the registration when cancelled or released; after
-  ///   ``ObservationToken/cancel()`` returns, the handler is not called again, even within a
+  ///   `ObservationToken.cancel()` returns, the handler is not called again, even within a
   ///   delivery that is under way.
   /// - Complexity: O(1).
   /// - Note: Re-entrancy: a receiver (this handler, another one, the delegate) may change the

@@ -64,9 +64,13 @@ import Foundation
 ///   than its own, which then reports nothing or an update). An element is re-evaluated, and
 ///   its observed attributes read, on the thread that wrote what it reads, right after the
 ///   write (as key-path observation does); placing it reads its filter, sort and section keys
-///   where deliveries run. Filter, sort and section functions must not change models. Changing
-///   the elements of one controller from several threads at once is a data race on those
-///   models, as with any class.
+///   where deliveries run. No function you give (filter, sort, section, section name) and no
+///   receiver runs under a lock of the controller, so each may read the controller; one that
+///   does while a transaction is applied sees the content as it is being rebuilt, and a reader
+///   on another thread may see a transaction half applied (read in the delivery context, or in
+///   a receiver, for the content of the last change set). Filter, sort and section functions
+///   must not change models. Changing the elements of one controller from several threads at
+///   once is a data race on those models, as with any class.
 public final class RelationController<
   Owner: ObservableModel, Element: ObservableModel, SectionKey: Hashable & Comparable
 >: @unchecked Sendable {

@@ -1,5 +1,3 @@
-import Binding
-
 /// The events of one transaction, in delivery order: deletions first, then one update per
 /// object that changed and was not deleted.
 struct _Batch: Sendable {

@@ -1,5 +1,4 @@
 import Binding
-import CollectionController
 import Testing
 
 @Suite struct DependencyEventTests {}

@@ -1,5 +1,4 @@
 import Binding
-import CollectionController
 import Dispatch
 import Foundation
 import TestSupport
@@ -55,23 +54,4 @@ final class Lines: Sendable {
   var all: [String] { lines.withLock { $0 } }
 
   func removeAll() { lines.withLock { $0 = [] } }
-}
-
-/// A value handed to one other thread at a time.
-struct Handed<Value>: @unchecked Sendable {  // Safe: the tests serialise the hand-over.
-  let value: Value
-}
-
-/// Runs `body(index)` on `count` new threads at once and waits for all of them.
-func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
-  let group = DispatchGroup()
-  for index in 0..<count {
-    group.enter()
-    let thread = Thread {
-      body(index)
-      group.leave()
-    }
-    thread.start()
-  }
-  group.wait()
 }

@@ -1,5 +1,3 @@
-import Binding
-
 /// A dependency in the tracker's set: the object, the order it was added in, and its one
 /// observation token (`nil` while `add` is registering it).
 struct _Entry: Sendable {

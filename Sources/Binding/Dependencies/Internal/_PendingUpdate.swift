@@ -1,5 +1,3 @@
-import Binding
-
 /// The changes of one dependency recorded in an open transaction, merged across the changes of
 /// the transaction.
 struct _PendingUpdate: Sendable {

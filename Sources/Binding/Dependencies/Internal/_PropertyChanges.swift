@@ -1,5 +1,3 @@
-import Binding
-
 /// The properties of one model that changed, with their model type erased.
 protocol _PropertyChanges {
   /// The names of the changed properties, in order of first change.

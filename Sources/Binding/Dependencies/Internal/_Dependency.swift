@@ -1,4 +1,3 @@
-import Binding
 import Synchronization
 
 /// One tracked object: a weak reference to it, and the identity of this tracking (a model that

@@ -1,5 +1,3 @@
-import Binding
-
 /// The state of a `DependencyTracker`, kept in its mutex: a pure state machine whose methods
 /// return what the tracker must do after unlocking (tokens to release, whether to pump).
 struct _TrackerState: Sendable {

@@ -1,5 +1,4 @@
 import Binding
-import CollectionController
 import Foundation
 import TestSupport
 import Testing

@@ -1,5 +1,3 @@
-import Binding
-
 /// What happened to a dependency of a ``DependencyTracker`` in one transaction.
 ///
 /// A tracker reports, per transaction (one change, or one `coalesce` block), first one

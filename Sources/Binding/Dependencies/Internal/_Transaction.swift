@@ -1,5 +1,3 @@
-import Binding
-
 /// The transaction open on one thread: the events recorded so far.
 struct _Transaction: Sendable {
   var batch = _Batch()

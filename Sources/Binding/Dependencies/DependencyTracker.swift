@@ -1,5 +1,3 @@
-import Binding
-
 /// A set of observable objects that a screen or a task depends on, reporting once per
 /// transaction when they change or are deleted, and closing the screen when one is deleted.
 ///

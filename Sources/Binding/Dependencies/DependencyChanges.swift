@@ -1,5 +1,3 @@
-import Binding
-
 /// The `@Observed` properties of one dependency that changed in one transaction.
 ///
 /// A ``DependencyTracker`` hands one `DependencyChanges` with each
