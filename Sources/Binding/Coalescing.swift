@@ -114,7 +114,7 @@ final class _CoalescingScope {
     while !order.isEmpty || !ending.isEmpty {
       rounds += 1
       if rounds > maximumCoalescingRounds {
-        let paths = order.map { $0.description } + ending.map { "\(type(of: $0))" }
+        let paths = order.map { $0.description } + ending.map { "end of \($0._observerName)" }
         fatalError(
           """
           Binding: coalesced callbacks kept changing values for \(maximumCoalescingRounds) \
@@ -137,6 +137,13 @@ final class _CoalescingScope {
 package protocol _TransactionObserver: AnyObject, Sendable {
   /// The transaction ended; runs on the thread that made it, with no lock of Binding's held.
   func _transactionEnded()
+  /// The observer's name, for messages.
+  var _observerName: String { get }
+}
+
+extension _TransactionObserver {
+  /// The observer's type, for messages.
+  package var _observerName: String { "\(type(of: self))" }
 }
 
 /// Passes the end of a transaction on to an observer held weakly, so that waiting for the end
@@ -158,6 +165,11 @@ package final class _TransactionRelay: _TransactionObserver {
   }
 
   package func _transactionEnded() { _target.withLock { $0.target }?._transactionEnded() }
+
+  /// The type of the observer it relays to, for messages.
+  package var _observerName: String {
+    _target.withLock { $0.target }.map { "\(type(of: $0))" } ?? "a released observer"
+  }
 }
 
 /// Tells `observer` when the transaction open on this thread ends: at the end of the outermost

@@ -96,3 +96,53 @@ extension FunctionsReadingTheControllerTests {
     }
   }
 }
+
+// MARK: - Writes landing while an element is evaluated
+
+/// Writes made by another thread while the controller evaluates an element's functions (which
+/// run with no lock held). Each test makes the other thread's write happen inside the
+/// evaluation, synchronously, so the interleaving is the same every time.
+extension FunctionsReadingTheControllerTests {
+  /// Runs `write` on another thread and waits for it (a write that lands mid-evaluation).
+  func onAnotherThread(_ write: @escaping @Sendable () -> Void) {
+    let done = DispatchSemaphore(value: 0)
+    Thread.detachNewThread {
+      write()
+      done.signal()
+    }
+    done.wait()
+  }
+
+  /// A reconfiguration re-evaluates every element; a write of an observed attribute that lands
+  /// during that re-evaluation is reported (the element is updated in the reconfiguration's
+  /// change set), not swallowed.
+  @Test func aWriteDuringAReconfigurationsEvaluationIsReported() throws {
+    let artist = Artist(makeAlbums([("a", 1), ("b", 2)]))
+    let target = artist.albums[1]
+    let trigger = _Lock(false)
+    let albums = try RelationController(
+      \.albums, of: artist, sortedBy: [SortDescriptor(\.year)], observing: [\.title],
+      delivery: .synchronous)
+    var changeSets: [RelationChangeSet<Album>] = []
+    let token = albums.onChange { changeSets.append($0) }
+    try albums.reconfigure { configuration in
+      configuration.filter = .init { album in
+        if album === target && trigger.withLock({ $0 }) {
+          trigger.withLock { $0 = false }
+          let handed = _Transfer(album)
+          onAnotherThread { handed.value.title = "changed meanwhile" }
+        }
+        return true
+      }
+      trigger.withLock { $0 = true }
+    }
+    token.cancel()
+    // The write's own report folds into the reconfiguration (or comes just after it); either
+    // way, "b" is reported updated at its row.
+    let updated =
+      changeSets.flatMap { $0.updatedRows }
+      + changeSets.flatMap { $0.movedRows.filter(\.changed).map(\.to) }
+    #expect(updated.contains(RowPosition(section: 0, row: 1)), "\(changeSets)")
+    #expect(target.title == "changed meanwhile")
+  }
+}

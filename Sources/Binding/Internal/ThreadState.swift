@@ -41,6 +41,8 @@ final class _ThreadState {
   @exclusivity(unchecked) var silentWrites = 0
   /// Identifiers of bindings currently writing their receiver on this thread.
   var activeBindings: Set<ObjectIdentifier> = []
+  /// A value the package's other modules set around a write (see `_withThreadValue`).
+  var clientValue: AnyObject?
 
   /// The calling thread's state, created on first use and released when the thread exits.
   static var current: _ThreadState { currentUnmanaged.takeUnretainedValue() }
@@ -83,3 +85,18 @@ private let _threadStateKey: pthread_key_t = {
   precondition(result == 0, "Binding: pthread_key_create failed (\(result))")
   return key
 }()
+
+/// Runs `body` with `value` visible on this thread (`_currentThreadValue`), for the package's
+/// other modules: a relation edit tells the relation's observers, which run synchronously inside
+/// the write on the same thread, what it did. The one per-thread mechanism of the package (the
+/// thread-specific key above), not a task local: everything here is synchronous.
+package func _withThreadValue<R>(_ value: AnyObject, _ body: () throws -> R) rethrows -> R {
+  let thread = _ThreadState.current
+  let outer = thread.clientValue
+  thread.clientValue = value
+  defer { thread.clientValue = outer }
+  return try body()
+}
+
+/// The value set by the innermost `_withThreadValue` running on this thread, if any.
+package var _currentThreadValue: AnyObject? { _ThreadState.existing?.clientValue }

@@ -124,13 +124,16 @@ package enum _WatchHandle: Sendable {
 ///
 /// When the evaluation read only the element: keeps `previous` if it is still live, or else
 /// makes a lone watch when nothing else observes the element. Otherwise makes a new watch, listed
-/// by every object read, and ends `previous` (after, so that a write on another thread in
-/// between reaches one of them: at worst both, one more re-evaluation).
+/// by every object read. With `endingPrevious` (the default), ends `previous` afterwards (after,
+/// so that a write on another thread in between reaches one of them: at worst both, one more
+/// re-evaluation); without it, the caller ends `previous` itself once it knows the new watch is
+/// kept (with `end(of:sink:except:)`, sparing the new watch).
 ///
-/// - Returns: The watch, or `nil` (and `previous` ended) when `element` announced its
-///   deletion: it is not watched.
+/// - Returns: The watch, or `nil` when `element` announced its deletion: it is not watched
+///   (and `previous` is ended, with `endingPrevious`).
 package func _watch<Root: ObservableModel>(
-  _ element: Root, sink: _WatchSink, replacing previous: _WatchHandle?, _ evaluate: () -> Void
+  _ element: Root, sink: _WatchSink, replacing previous: _WatchHandle?,
+  endingPrevious: Bool = true, _ evaluate: () -> Void
 ) -> _WatchHandle? {
   let id = ObjectIdentifier(element)
   let others = _AccessRecorder.trackObjects(excluding: id, evaluate)
@@ -145,7 +148,7 @@ package func _watch<Root: ObservableModel>(
     }
     if element.observation.beginLoneWatch(sink) {
       // A previous lone watch is over (checked above): only a listed one needs ending.
-      if case .full(let watch)? = previous { watch.deactivate() }
+      if endingPrevious, case .full(let watch)? = previous { watch.deactivate() }
       return .lone
     }
   }
@@ -153,14 +156,14 @@ package func _watch<Root: ObservableModel>(
   let watch = _Watch(sink: sink, element: id, readsOnlyElement: others.isEmpty)
   guard state.add(watch) else {
     watch.deactivate()
-    previous?.end(of: element, sink: sink)
+    if endingPrevious { previous?.end(of: element, sink: sink) }
     return nil
   }
   for other in others {
     // An object that announced its deletion has nothing more to tell.
     _ = other.add(watch)
   }
-  previous?.end(of: element, sink: sink, except: watch)
+  if endingPrevious { previous?.end(of: element, sink: sink, except: watch) }
   return .full(watch)
 }
 

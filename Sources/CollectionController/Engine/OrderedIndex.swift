@@ -59,6 +59,9 @@ struct _OrderedIndex<Element: AnyObject, SectionKey: Hashable & Comparable> {
   struct _Section {
     var key: SectionKey
     var root: Int32
+    /// Whether it is the permanent section (known without comparing keys, so that removing an
+    /// element never runs the key type's `==`, which may be user code).
+    var isPermanent = false
   }
 
   let _comparator: Comparator
@@ -88,7 +91,7 @@ struct _OrderedIndex<Element: AnyObject, SectionKey: Hashable & Comparable> {
     self._comparator = comparator
     self.permanentSectionKey = permanentSectionKey
     if let key = permanentSectionKey {
-      _sections.append(_Section(key: key, root: -1))
+      _sections.append(_Section(key: key, root: -1, isPermanent: true))
     }
   }
 
@@ -264,6 +267,8 @@ extension _OrderedIndex {
     var sectionKey: SectionKey
     /// The section's index, or `nil` when the section does not exist yet.
     var section: Int?
+    /// Where a new section goes (its index after insertion), when `section` is `nil`.
+    var newSection: Int
     /// The node the element hangs from, or -1 when the section is empty or new.
     var parent: Int32
     /// Whether it hangs as `parent`'s left child.
@@ -278,9 +283,12 @@ extension _OrderedIndex {
   func insertionPoint(
     for element: Element, sectionKey: SectionKey, sequence: UInt64
   ) -> InsertionPoint {
-    guard let section = sectionIndex(for: sectionKey) else {
-      return InsertionPoint(sectionKey: sectionKey, section: nil, parent: -1, goesLeft: false)
+    let lowerBound = _sectionLowerBound(sectionKey)
+    guard lowerBound < _sections.count && _sections[lowerBound].key == sectionKey else {
+      return InsertionPoint(
+        sectionKey: sectionKey, section: nil, newSection: lowerBound, parent: -1, goesLeft: false)
     }
+    let section = lowerBound
     var parent: Int32 = -1
     var goesLeft = false
     var node = _sections[section].root
@@ -290,18 +298,26 @@ extension _OrderedIndex {
       node = goesLeft ? _nodes[Int(node)].left : _nodes[Int(node)].right
     }
     return InsertionPoint(
-      sectionKey: sectionKey, section: section, parent: parent, goesLeft: goesLeft)
+      sectionKey: sectionKey, section: section, newSection: section, parent: parent,
+      goesLeft: goesLeft)
   }
 
   /// Inserts `element` at `point`, found by `insertionPoint(for:sectionKey:sequence:)` with no
-  /// change to the index since; compares no elements.
+  /// change to the index since; compares no elements and no section keys.
   ///
   /// - Precondition: The element is not in the index.
   /// - Complexity: Expected O(log n), plus O(s) when the section is new.
   mutating func insert(_ element: Element, sequence: UInt64, at point: InsertionPoint) {
     precondition(_find(ObjectIdentifier(element)) < 0, "the element is already in the index")
     precondition(count < Int(Int32.max) - 1, "too many elements for 32-bit node links")
-    let section = point.section ?? _sectionIndexInserting(point.sectionKey)
+    let section: Int
+    if let existing = point.section {
+      section = existing
+    } else {
+      section = point.newSection
+      _sections.insert(_Section(key: point.sectionKey, root: -1), at: section)
+      _retagRoots(from: section + 1)
+    }
     let slot = _allocate(element, sequence: sequence)
     let parent = point.parent
     if parent < 0 {
@@ -370,7 +386,7 @@ extension _OrderedIndex {
       }
     } else {
       _sections[position.section].root = child
-      if child < 0 && key != permanentSectionKey {
+      if child < 0 && !_sections[position.section].isPermanent {
         _sections.remove(at: position.section)
         _retagRoots(from: position.section)
       }
@@ -406,7 +422,7 @@ extension _OrderedIndex {
     _table.removeAll()
     _sections.removeAll()
     if let key = permanentSectionKey {
-      _sections.append(_Section(key: key, root: -1))
+      _sections.append(_Section(key: key, root: -1, isPermanent: true))
     }
     count = 0
     _version &+= 1
@@ -547,14 +563,6 @@ extension _OrderedIndex {
       }
     }
     return low
-  }
-
-  mutating func _sectionIndexInserting(_ key: SectionKey) -> Int {
-    let i = _sectionLowerBound(key)
-    if i < _sections.count && _sections[i].key == key { return i }
-    _sections.insert(_Section(key: key, root: -1), at: i)
-    _retagRoots(from: i + 1)
-    return i
   }
 
   /// Stores `~sectionIndex` in the parent link of each root from `first` on.

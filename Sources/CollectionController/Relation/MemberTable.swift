@@ -145,9 +145,12 @@ struct _RelationMember {
   var fingerprint: Int
   private var _occurrences: Int32
   /// Who re-watches the element now (see `_rewatch`): 0 nobody, 1 one thread, 2 one thread,
-  /// and something fired again meanwhile (that thread then re-watches once more). Fits in the
-  /// member's padding: it still takes 40 bytes.
+  /// and something fired again meanwhile (that thread then re-watches once more).
   var rewatching: UInt8 = 0
+  /// The generation of the current claim on the element (see `_rewatch`): a re-watch commits
+  /// only if the member still carries the generation it claimed. With `rewatching`, it fits in
+  /// the member's padding: a member still takes 40 bytes.
+  var claim: UInt16 = 0
 
   init(
     object: AnyObject, label: UInt64, occurrences: Int, watch: _WatchHandle?, fingerprint: Int

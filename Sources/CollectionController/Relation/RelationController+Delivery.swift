@@ -199,7 +199,11 @@ extension RelationController: _StreamOwner {
   }
 
   func _removeHandler(_ id: UInt64) {
-    _lock.withLock { state in state.handlers.removeAll { $0.id == id } }
+    // The handler is released after the lock (what it captured may have a deinitialiser).
+    _ = _lock.withLock { state in
+      defer { state.handlers.removeAll { $0.id == id } }
+      return state.handlers.filter { $0.id == id }
+    }
   }
 }
 

@@ -43,7 +43,13 @@ extension RelationController {
     switch action {
     case .none: break
     case .awaitTransactionEnd: _afterCurrentTransaction(_relay)
-    case .scheduleDrain: _route.run { [weak self] in self?._drain() }
+    case .scheduleDrain:
+      // Synchronous delivery drains here, without making a job.
+      if case .synchronous = _route {
+        _drain()
+      } else {
+        _route.run { [weak self] in self?._drain() }
+      }
     }
   }
 
@@ -54,88 +60,146 @@ extension RelationController {
     _ element: Element, replacing previous: _WatchHandle?, _ config: _Config<Element, SectionKey>
   ) -> (watch: _WatchHandle?, fingerprint: Int) {
     var fingerprint = 0
-    let watch = Binding._watch(element, sink: _sink, replacing: previous) {
+    // The caller ends `previous` once its re-watch is committed (see `_rewatch`).
+    let watch = Binding._watch(element, sink: _sink, replacing: previous, endingPrevious: false) {
       fingerprint = config.readInputs(element)
     }
     return (watch, fingerprint)
   }
 
   /// Re-watches the member `id` with the current configuration, the evaluation (user code)
-  /// running with no lock held; returns the element and the fingerprint of its last
-  /// evaluation, or `nil` when it is not (or no longer) a live member, or when another thread
+  /// running with no lock held; returns the element, the fingerprint of its last evaluation and
+  /// whether something fired while it ran (another thread's write, which then reports through
+  /// this call), or `nil` when it is not (or no longer) a live member, or when another thread
   /// is re-watching it (that thread then re-watches once more, for this caller too).
   ///
-  /// One thread at a time re-watches a member (its `rewatching` mark, taken and released under
-  /// the lock), so each re-watch replaces the watch the previous one left, and a write that
-  /// fires during a re-watch is followed by another.
-  func _rewatch(_ id: ObjectIdentifier) -> (element: Element, fingerprint: Int)? {
-    var claim = _lock.withLock { state -> _RewatchClaim? in
-      guard let member = state.members[id], let watch = member.watch else { return nil }
+  /// One thread at a time re-watches a member: it claims it under the lock (`rewatching`, and a
+  /// new `claim` generation), evaluates with no lock held, and commits under the lock only if
+  /// the member still carries its claim. So each re-watch replaces the watch the previous one
+  /// left, a write that fires meanwhile is followed by another evaluation, and a re-watch
+  /// overtaken by the drainer (the element left, came back, or was deleted) ends only the
+  /// watch it made.
+  ///
+  /// With `reporting`, the commit also queues the element's event, under the same lock (so
+  /// that the drainer never finds the queue empty while a re-watched element's event is on its
+  /// way).
+  func _rewatch(_ id: ObjectIdentifier, reporting: Bool = false) -> _Rewatched? {
+    let claim = _lock.withLock { state -> _RewatchClaim? in
+      guard let member = state.members[id] else { return nil }
       guard member.rewatching == 0 else {
         state.members[id]?.rewatching = 2
         return nil
       }
-      state.members[id]?.rewatching = 1
-      return _RewatchClaim(element: _element(member), watch: watch, config: state.config)
+      guard let watch = member.watch else { return nil }  // deleted
+      return _claim(id, member, watch: watch, state)
     }
-    while let current = claim {
-      let (watch, fingerprint) = _watch(current.element, replacing: current.watch, current.config)
+    return claim.flatMap { _rewatch($0, reporting: reporting) }
+  }
+
+  /// Claims the member `id` for a re-watch (under the lock).
+  func _claim(
+    _ id: ObjectIdentifier, _ member: _RelationMember, watch: _WatchHandle?, _ state: _State
+  ) -> _RewatchClaim {
+    let generation = member.claim &+ 1
+    state.members[id]?.rewatching = 1
+    state.members[id]?.claim = generation
+    return _RewatchClaim(
+      id: id, element: _element(member), watch: watch, config: state.config,
+      generation: generation)
+  }
+
+  /// Evaluates and commits a claimed re-watch, again while something fires meanwhile.
+  func _rewatch(_ claim: _RewatchClaim, reporting: Bool = false) -> _Rewatched? {
+    var claim = claim
+    var firedMeanwhile = false
+    while true {
+      let element = claim.element
+      let previous = claim.watch
+      let (watch, fingerprint) = _watch(element, replacing: previous, claim.config)
       let outcome = _lock.withLock { state -> _RewatchOutcome in
-        // Gone, re-entered (a new member, not claimed), or deleted by the drainer meanwhile:
-        // the new watch is not the member's.
-        guard let member = state.members[id], member.rewatching != 0, member.watch != nil else {
-          return .discard(except: state.members[id]?.watch)
+        guard let member = state.members[claim.id], member.rewatching != 0,
+          member.claim == claim.generation
+        else {
+          // Overtaken: the element left, came back as a new member, or was deleted.
+          return .overtaken(kept: state.members[claim.id]?.watch)
         }
-        state.members[id]?.watch = watch
-        guard let watch else {
-          // It announced its deletion meanwhile; that deletion may not tell us (it can run
-          // between ending the previous watch and adding the new one, and then finds no live
-          // watch).
-          state.members[id]?.rewatching = 0
-          return .deleted
+        state.members[claim.id]?.watch = watch  // `nil`: it announced its deletion meanwhile
+        guard let watch, member.rewatching == 2 else {
+          state.members[claim.id]?.rewatching = 0
+          guard watch != nil else { return .deleted }
+          guard reporting else { return .done(.none) }
+          return .done(
+            state.pipeline.receive(.element(element, fingerprint: fingerprint)))
         }
-        guard member.rewatching == 2 else {
-          state.members[id]?.rewatching = 0
-          return .done
-        }
-        state.members[id]?.rewatching = 1
-        return .again(_RewatchClaim(element: current.element, watch: watch, config: state.config))
+        state.members[claim.id]?.rewatching = 1
+        return .again(
+          _RewatchClaim(
+            id: claim.id, element: element, watch: watch, config: state.config,
+            generation: claim.generation))
       }
       switch outcome {
-      case .done:
-        return (current.element, fingerprint)
-      case .again(let next):
-        claim = next
-      case .deleted:
-        _enqueue(.deleted(id))
-        return nil
-      case .discard(let kept):
-        if let watch, !(kept.map { watch.isSame(as: $0) } ?? false) {
-          watch.end(of: current.element, sink: _sink, except: kept?.listed)
+      case .overtaken(let kept):
+        // End only the watch this re-watch made (not the member's, not the previous one, which
+        // the drainer ended when it overtook).
+        if let watch, !watch.isSame(as: previous), !(kept.map { watch.isSame(as: $0) } ?? false) {
+          watch.end(of: element, sink: _sink, except: kept?.listed)
         }
         return nil
+      case .deleted:
+        previous?.end(of: element, sink: _sink)
+        // Its deletion may not tell us (it can run between ending the previous watch and adding
+        // the new one, and then finds no live watch).
+        _enqueue(.deleted(claim.id))
+        return nil
+      case .done, .again:
+        if let previous, let watch, !watch.isSame(as: previous) {
+          previous.end(of: element, sink: _sink, except: watch.listed)
+        }
+        switch outcome {
+        case .again(let next):
+          firedMeanwhile = true
+          claim = next
+        case .done(let action):
+          _perform(action)
+          return _Rewatched(
+            element: element, fingerprint: fingerprint, firedMeanwhile: firedMeanwhile)
+        default:
+          return nil
+        }
       }
     }
-    return nil
+  }
+
+  /// A re-watch's hold on a member: what it re-watches, with what, and its claim's generation.
+  struct _RewatchClaim {
+    let id: ObjectIdentifier
+    let element: Element
+    /// The watch to replace (`nil` for an element entering the relation).
+    let watch: _WatchHandle?
+    let config: _Config<Element, SectionKey>
+    let generation: UInt16
   }
 
   /// What a re-watch does once it evaluated the element.
   enum _RewatchOutcome {
-    /// The new watch is the member's.
-    case done
+    /// The new watch is the member's (and, when reporting, the element's event is queued: what
+    /// the pipeline asks for next).
+    case done(_Pipeline<_Event>.Action)
     /// Something fired meanwhile (or the configuration changed): re-watch again.
     case again(_RewatchClaim)
     /// The element announced its deletion.
     case deleted
     /// The member is gone or changed hands: end the new watch, sparing the member's.
-    case discard(except: _WatchHandle?)
+    case overtaken(kept: _WatchHandle?)
   }
 
-  /// A re-watch's hold on a member: what it re-watches, and with what.
-  struct _RewatchClaim {
+  /// What a committed re-watch gives back.
+  struct _Rewatched {
     let element: Element
-    let watch: _WatchHandle
-    let config: _Config<Element, SectionKey>
+    /// The fingerprint of the observed attributes at the last evaluation.
+    let fingerprint: Int
+    /// Whether another write fired while the re-watch ran (and was followed by it).
+    let firedMeanwhile: Bool
   }
 }
 
@@ -156,7 +220,7 @@ extension RelationController: _WatchReceiver {
       _enqueue(.deleted(id))
       return
     }
-    guard let (element, fingerprint) = _rewatch(id) else { return }
-    _enqueue(.element(element, fingerprint: fingerprint))
+    // The commit queues the element's event.
+    _ = _rewatch(id, reporting: true)
   }
 }

@@ -22,6 +22,9 @@ extension RelationController {
       let deleted = _write { state -> (Element, _WatchHandle?)? in
         guard let member = state.members[id] else { return nil }
         state.members[id]?.watch = nil  // deleted from now on
+        // A re-watch under way is overtaken: it ends only the watch it made.
+        state.members[id]?.rewatching = 0
+        state.members[id]?.claim = member.claim &+ 1
         return (_element(member), member.watch)
       }
       guard let (element, watch) = deleted else { return }
@@ -48,7 +51,12 @@ extension RelationController {
       if _work.namesBeforeReconfiguration == nil {
         _work.namesBeforeReconfiguration = _state.config.sectionName
       }
-      _write { $0.config = config }
+      // The old configuration's closures are released after the lock (their captures'
+      // deinitialisers are user code).
+      _ = _write { state in
+        defer { state.config = config }
+        return state.config
+      }
       _comparator.compare = config.compare
       // Fingerprints of the old configuration's attributes compare with nothing now.
       _work.latestFingerprints = [:]
@@ -57,10 +65,13 @@ extension RelationController {
         let id = ObjectIdentifier(element)
         // With the new configuration (read under the lock). `nil`: deleted, or another thread
         // is re-watching it, and re-watches again with the new configuration and reports it.
-        if let (_, fingerprint) = _rewatch(id) {
-          _write { $0.members[id]?.fingerprint = fingerprint }
+        if let rewatched = _rewatch(id) {
+          _write { $0.members[id]?.fingerprint = rewatched.fingerprint }
+          // Another thread's write came in meanwhile and reported through this re-watch.
+          _touch(element, changed: rewatched.firedMeanwhile)
+        } else {
+          _touch(element)
         }
-        _touch(element)
       }
     }
   }
@@ -70,21 +81,39 @@ extension RelationController {
     _lock.withLock { $0.members[id] }
   }
 
-  func _touch(_ element: Element) {
+  /// Marks `element` for the transaction (with `changed`, its observed attributes changed).
+  func _touch(_ element: Element, changed: Bool = false) {
     let work = _work
     let id = ObjectIdentifier(element)
-    guard work.dirtyIndex[id] == nil else { return }
+    if let slot = work.dirtyIndex[id] {
+      if changed { work.dirty[slot].changedAttributes = true }
+      return
+    }
     work.dirtyIndex[id] = work.dirty.count
-    work.dirty.append((element, false))
+    work.dirty.append((element, changed))
   }
 
   func _enter(_ element: Element, label: UInt64, occurrences: Int = 1) {
+    let id = ObjectIdentifier(element)
+    // The member is listed first, claimed by this re-watch, so that a write landing while its
+    // watch is made is followed (it marks the claim) instead of finding no member. A new
+    // member's claims start far from any earlier member's, so a stale re-watch of an element
+    // that left and came back cannot take them for its own.
+    _work.claimSeed &+= 4_099
+    var member = _RelationMember(
+      object: element, label: label, occurrences: occurrences, watch: nil, fingerprint: 0)
+    member.rewatching = 1
+    member.claim = _work.claimSeed
+    let config = _write { state in
+      state.members[id] = member
+      return state.config
+    }
     // An element that announced its deletion gets no watch, and is a deleted member.
-    let (watch, fingerprint) = _watch(element, replacing: nil, _state.config)
-    let member = _RelationMember(
-      object: element, label: label, occurrences: occurrences, watch: watch,
-      fingerprint: fingerprint)
-    _write { $0.members[ObjectIdentifier(element)] = member }
+    let claim = _RewatchClaim(
+      id: id, element: element, watch: nil, config: config, generation: member.claim)
+    if let rewatched = _rewatch(claim) {
+      _write { $0.members[id]?.fingerprint = rewatched.fingerprint }
+    }
     _touch(element)
   }
 
@@ -123,18 +152,22 @@ extension RelationController {
         unique.append(element)
       }
     }
-    let leaving = _write({ $0.members.keys }).filter { occurrences[$0] == nil }
+    let leaving = _write { state in state.members.keys.filter { occurrences[$0] == nil } }
     for id in leaving { _leave(id) }
-    // Room for the new members at once (the first array: one allocation, no rehashing).
-    _write { $0.members.reserveCapacity(unique.count) }
+    // Room for the new members at once (the first array: one allocation, no rehashing), and the
+    // labels of the members that stay (one lock for all of them).
+    let memberLabels = _write { state in
+      state.members.reserveCapacity(unique.count)
+      return unique.map { state.members[ObjectIdentifier($0)]?.label }
+    }
     // Retained elements whose order relative to the others changed are touched; the others
     // keep their relative order, so their new labels keep the index valid.
     var retained: [Int] = []
     var labels: [UInt64] = []
-    for (offset, element) in unique.enumerated() {
-      if let member = _member(ObjectIdentifier(element)) {
+    for (offset, label) in memberLabels.enumerated() {
+      if let label {
         retained.append(offset)
-        labels.append(member.label)
+        labels.append(label)
       }
     }
     let keep = _longestIncreasingSubsequence(labels)
@@ -151,7 +184,7 @@ extension RelationController {
       for (offset, label) in placed {
         let element = unique[offset]
         let id = ObjectIdentifier(element)
-        if _member(id) != nil {
+        if memberLabels[offset] != nil {
           _setLabel(label, of: id)
         } else {
           _enter(element, label: label, occurrences: occurrences[id] ?? 1)
@@ -169,7 +202,7 @@ extension RelationController {
       let id = ObjectIdentifier(element)
       let label = _OrderLabels.evenlySpaced(offset, of: unique.count)
       let count = occurrences[id] ?? 1
-      if _member(id) != nil {
+      if memberLabels[offset] != nil {
         _write { $0.members[id]?.occurrences = count }
         _setLabel(label, of: id)
       } else {

@@ -44,6 +44,8 @@ extension RelationController {
     var lastSetCount = 0
     /// The next order label of a set's element (its order of entry).
     var nextSequence: UInt64 = 1
+    /// Where the claims of the next member to enter start (see `_enter`).
+    var claimSeed: UInt16 = 0
     /// The section names before the first reconfiguration of the pending transaction, if it
     /// has one (to report the sections it renamed).
     var namesBeforeReconfiguration: ((SectionKey) -> String)?

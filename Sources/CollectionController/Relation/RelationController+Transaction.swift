@@ -61,25 +61,38 @@ extension RelationController {
     // the element differs from the one at the previous comparison. Only elements changed in
     // this transaction are compared (others may be here because a later transaction moved
     // them: that one reports their attributes).
-    for (id, fingerprint) in work.latestFingerprints {
-      guard let slot = work.dirtyIndex[id], let member = _member(id), !member.deleted,
-        fingerprint != member.fingerprint
-      else { continue }
-      work.dirty[slot].changedAttributes = true
-      _write { $0.members[id]?.fingerprint = fingerprint }
+    if !work.latestFingerprints.isEmpty {
+      let changed = _write { state -> [Int] in
+        var changed: [Int] = []
+        for (id, fingerprint) in work.latestFingerprints {
+          guard let slot = work.dirtyIndex[id], let member = state.members[id], !member.deleted,
+            fingerprint != member.fingerprint
+          else { continue }
+          changed.append(slot)
+          state.members[id]?.fingerprint = fingerprint
+        }
+        return changed
+      }
+      for slot in changed { work.dirty[slot].changedAttributes = true }
+      work.latestFingerprints = [:]
     }
-    work.latestFingerprints = [:]
     let touched = work.dirty
     work.dirty = []
     work.dirtyIndex = [:]
     let config = _state.config
+    // The labels of the touched elements that are shown members (one lock for all of them).
+    let labels = _write { state in
+      touched.map { touch -> UInt64? in
+        guard let member = state.members[ObjectIdentifier(touch.element)], !member.deleted
+        else { return nil }
+        return member.label
+      }
+    }
     // Where each touched element goes: user functions, with no lock held.
-    let placements = touched.map { touch -> (sectionKey: SectionKey, sequence: UInt64)? in
-      let element = touch.element
-      guard let member = _member(ObjectIdentifier(element)), !member.deleted,
-        config.includes(element)
-      else { return nil }
-      return (config.sectionedBy(element), member.label)
+    let placements = zip(touched, labels).map {
+      touch, label -> (sectionKey: SectionKey, sequence: UInt64)? in
+      guard let label, config.includes(touch.element) else { return nil }
+      return (config.sectionedBy(touch.element), label)
     }
     let oldKeys = _state.index.sectionKeys
     var builder = _ChangeSetBuilder(before: _state.index)

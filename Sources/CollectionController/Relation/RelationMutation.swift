@@ -26,10 +26,10 @@ public enum RelationMutation<Element: AnyObject> {
 
 /// What a fine-grained edit did, handed to the relation's observers on the writing thread.
 ///
-/// Elements are type-erased so that one task-local serves every relation type.
-struct _RelationHint: @unchecked Sendable {
-  // `@unchecked Sendable`: a hint is bound with `withValue` around one synchronous write and
-  // read only by observers that run synchronously inside that write, on the same thread.
+/// Elements are type-erased so that one per-thread slot serves every relation type. A hint is
+/// set (Binding's `_withThreadValue`) around one synchronous write and read only by observers
+/// that run synchronously inside that write, on the same thread: it never crosses threads.
+final class _RelationHint {
   enum Edit {
     case insert(AnyObject, at: Int)
     case remove(AnyObject, at: Int)
@@ -49,7 +49,21 @@ struct _RelationHint: @unchecked Sendable {
   let oldBase: UnsafeRawPointer?
   let newBase: UnsafeRawPointer?
 
-  @TaskLocal static var current: _RelationHint?
+  init(
+    owner: ObjectIdentifier, relation: AnyKeyPath, edit: Edit, oldCount: Int, newCount: Int,
+    oldBase: UnsafeRawPointer?, newBase: UnsafeRawPointer?
+  ) {
+    self.owner = owner
+    self.relation = relation
+    self.edit = edit
+    self.oldCount = oldCount
+    self.newCount = newCount
+    self.oldBase = oldBase
+    self.newBase = newBase
+  }
+
+  /// The hint of the write being made on this thread, if it is a fine-grained edit.
+  static var current: _RelationHint? { _currentThreadValue as? _RelationHint }
 }
 
 /// The address of an array's buffer (its identity while the array is alive).
@@ -130,7 +144,7 @@ extension ObservableModel {
     let hint = _RelationHint(
       owner: ObjectIdentifier(self), relation: relation, edit: edit, oldCount: oldCount,
       newCount: array.count, oldBase: oldBase, newBase: _bufferIdentity(array))
-    _RelationHint.$current.withValue(hint) { self[keyPath: relation] = array }
+    _withThreadValue(hint) { self[keyPath: relation] = array }
   }
 
   /// Inserts `element` into the array relation at `relation`, at `index`.
@@ -201,7 +215,7 @@ extension ObservableModel {
     let hint = _RelationHint(
       owner: ObjectIdentifier(self), relation: relation, edit: .setInsert(element),
       oldCount: oldCount, newCount: set.count, oldBase: nil, newBase: nil)
-    _RelationHint.$current.withValue(hint) { self[keyPath: relation] = set }
+    _withThreadValue(hint) { self[keyPath: relation] = set }
     return true
   }
 
@@ -231,7 +245,7 @@ extension ObservableModel {
     let hint = _RelationHint(
       owner: ObjectIdentifier(self), relation: relation, edit: .setRemove(removed),
       oldCount: oldCount, newCount: set.count, oldBase: nil, newBase: nil)
-    _RelationHint.$current.withValue(hint) { self[keyPath: relation] = set }
+    _withThreadValue(hint) { self[keyPath: relation] = set }
     return removed
   }
 }

@@ -1,0 +1,308 @@
+/// A registration of one key path of one root object.
+///
+/// The key path is evaluated with access tracking at registration and after every change of
+/// something it read; each evaluation re-attaches the registration to what it reads now
+/// (`\.address?.city` follows a replaced `address` and leaves the old one), and delivers if the
+/// value changed. `read` is a closure built where the key path is a literal, so the compiler
+/// turns it into a direct getter call; the members on the notification path are inlinable so
+/// that they are specialised for the model and value types where the registration is made.
+@usableFromInline
+final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
+  @usableFromInline
+  let rootID: ObjectIdentifier
+  /// The root, held weakly only once the key path reads another object (a weak reference
+  /// slows down every retain of its object, so root-only paths do without).
+  @usableFromInline
+  let _weakRoot = _Lock<_WeakBox<Root>?>(nil)
+  @usableFromInline
+  let path: KeyPath<Root, Value>
+  @usableFromInline
+  let read: (Root) -> Value
+  @usableFromInline
+  let options: ObservationOptions
+  @usableFromInline
+  let isEqual: ((Value, Value) -> Bool)?
+  /// Whether the last value is kept between changes (see `ObservationOptions._keepsNoValue`:
+  /// without it, each change is delivered with the new value as its old value too).
+  @usableFromInline
+  let _keepsValue: Bool
+  /// Delivers a change where the registration's delivery context says; returns `false` once
+  /// the target is gone for good.
+  @usableFromInline
+  let dispatch: (KeyPathChange<Root, Value>) -> Bool
+  /// The last value and the slots it was read from (with this registration's entries).
+  @usableFromInline
+  let _state = _Lock<_Evaluation?>(nil)
+  /// Single-property mode: the key path read one property of the root, so every evaluation
+  /// runs on the thread writing that property (which the model's threading contract
+  /// serialises) and this state needs no lock. Once the path reads anything else, the record
+  /// moves to the locked `_state` for good.
+  @usableFromInline
+  @exclusivity(unchecked)
+  var _single = false
+  @usableFromInline
+  @exclusivity(unchecked)
+  var _singleValue: Value?
+  /// The slot of the one property read in single-property mode, unretained for the hot path
+  /// (`_state` owns the read; the slot is alive whenever it notifies).
+  @usableFromInline
+  @exclusivity(unchecked)
+  var _singleSlot: Unmanaged<_AnySlot>?
+
+  @usableFromInline
+  struct _Evaluation {
+    /// `nil` in single-property mode, where `_singleValue` holds the value: a copy kept here
+    /// would never be updated, and would keep the first value (and the objects in it) alive
+    /// as long as the registration.
+    @usableFromInline var value: Value?
+    @usableFromInline var reads: [_Read]
+
+    @inlinable
+    init(value: Value?, reads: [_Read]) {
+      self.value = value
+      self.reads = reads
+    }
+  }
+
+  @inlinable
+  init(
+    root: Root, path: KeyPath<Root, Value>, read: @escaping (Root) -> Value,
+    options: ObservationOptions, target: AnyObject?, isEqual: ((Value, Value) -> Bool)?,
+    dispatch: @escaping (KeyPathChange<Root, Value>) -> Bool
+  ) {
+    self.rootID = ObjectIdentifier(root)
+    self.path = path
+    self.read = read
+    self.options = options
+    self._keepsValue = options.rawValue & ObservationOptions._keepsNoValueBit == 0
+    // Without a kept value there is nothing to compare with: every write is delivered.
+    self.isEqual = _keepsValue ? isEqual : nil
+    self.dispatch = dispatch
+    super.init(target: target, keyPaths: [path])
+  }
+
+  /// Resolves the key path, attaches to what it reads, and registers with the root.
+  ///
+  /// Returns the current value, or `nil` if the root announced its deletion.
+  @inlinable
+  func start(_ root: Root) -> Value? {
+    guard _prepare(root) else {
+      cancel()
+      return nil
+    }
+    let (value, slots) = _AccessRecorder.track { read(root) }
+    if slots.isEmpty { _readsNothing(path, Root.self) }
+    let reads = slots.map { _Read(slot: $0, entry: attach(to: $0)) }
+    if reads.count == 1 && reads[0].slot.isOwned(by: root) {
+      _single = true
+      _singleValue = _keepsValue ? value : nil
+      _singleSlot = Unmanaged.passUnretained(reads[0].slot)
+    } else if slots.contains(where: { !$0.isOwned(by: root) }) {
+      _keepWeakRoot(root)
+    }
+    let kept = _single || !_keepsValue ? nil : value
+    _state.withLock { $0 = _Evaluation(value: kept, reads: reads) }
+    lifetime.attach(reads.map { $0.entry })
+    guard let rootState = _finish(root) else {
+      cancel()
+      return nil
+    }
+    _cleanUpOnEnd(rootState)
+    return value
+  }
+
+  @inlinable
+  func attach(to slot: _AnySlot) -> _SlotEntry {
+    // The entry keeps the registration alive while it sits in the slot; `cancel()` breaks
+    // the cycle (it deactivates the entry, which the slot then unlinks).
+    let entry = _SlotEntry { owner in
+      self.propertyDidChange(owner)
+    }
+    slot.append(entry)
+    return entry
+  }
+
+  /// Re-evaluates after a property the key path read changed (at once, or at the end of the
+  /// coalesced transaction for coalesced registrations).
+  @inlinable
+  func propertyDidChange(_ owner: AnyObject) -> Bool {
+    guard isActive else { return false }
+    if _single || ObjectIdentifier(owner) == rootID {
+      // `owner` is the root itself (in single-property mode only the root's slot holds this
+      // registration's entry; otherwise the identities match): alive, in its own setter. Passed
+      // on directly, so that it is not retained (a merged `let root` with the branch below
+      // would be).
+      return _rootDidChange(unsafeDowncast(owner, to: Root.self))
+    }
+    guard let root = _aliveRoot() else {
+      cancel()
+      return false
+    }
+    return _rootDidChange(root)
+  }
+
+  /// Re-evaluates for `root`, now or at the end of the open coalesced transaction.
+  @inlinable
+  func _rootDidChange(_ root: Root) -> Bool {
+    if options.contains(.coalesced), let scope = _openCoalescingScope() {
+      // Evaluated once at the end: the old value is the last one delivered, the new one is
+      // read then, which is the first old value and the last new value.
+      if !scope.isPending(self) {
+        scope.enqueue(self, root: root) { [self] in _ = self.evaluateAndDeliver(root) }
+      }
+      return true
+    }
+    return evaluateAndDeliver(root)
+  }
+
+  /// Evaluates the key path and delivers the change if the value changed.
+  @inlinable
+  func evaluateAndDeliver(_ root: Root) -> Bool {
+    guard isActive else { return false }
+    guard let (oldValue, value) = evaluate(root) else { return isActive }
+    if !options.contains(.everySet), let isEqual, isEqual(oldValue, value) { return true }
+    let delivered = dispatch(
+      KeyPathChange(object: root, keyPath: path, oldValue: oldValue, newValue: value))
+    if !delivered { cancel() }
+    return delivered
+  }
+
+  /// Evaluates the key path with tracking, re-attaching if it reads something else now, and
+  /// returns the previous and the new value.
+  @inlinable
+  func evaluate(_ root: Root) -> (Value, Value)? {
+    if _single {
+      var value: Value?
+      let read = self.read
+      if let slot = _singleSlot,
+        _AccessRecorder.readsOnly(slot.toOpaque(), { value = read(root) }),
+        let value
+      {
+        guard _keepsValue else { return (value, value) }
+        if let oldValue = _singleValue {
+          _singleValue = value
+          return (oldValue, value)
+        }
+      }
+      _leaveSingleMode(root)
+    }
+    // Common case: the key path read the same properties as last time.
+    let reads = _state.withLock { $0?.reads } ?? []
+    var value: Value?
+    if _AccessRecorder.readsSame(reads, { value = read(root) }), let value {
+      let keepsValue = _keepsValue
+      let oldValue = _state.withLock { state -> Value? in
+        guard state != nil else { return nil }
+        guard keepsValue else { return value }
+        // Safe: checked non-nil just above, under the same lock.
+        defer { state!.value = value }
+        return state!.value
+      }
+      return oldValue.map { ($0, value) }
+    }
+    // It reads something else now (a replaced intermediate, another branch): re-attach.
+    let (newValue, slots) = _AccessRecorder.track { read(root) }
+    let keepsValue = _keepsValue
+    let previous = _state.withLock { state -> (Value, [_Read])? in
+      guard let current = state, let value = keepsValue ? current.value : newValue else {
+        return nil
+      }
+      return (value, current.reads)
+    }
+    guard let (oldValue, oldReads) = previous else { return nil }
+    retarget(root, oldReads, to: slots, value: newValue)
+    return (oldValue, newValue)
+  }
+
+  /// Moves the single-property state under the lock (the path now reads more than that).
+  @inlinable
+  func _leaveSingleMode(_ root: Root) {
+    guard _single else { return }
+    let value = _singleValue
+    _single = false
+    _singleValue = nil
+    _singleSlot = nil
+    _state.withLock { $0?.value = value }
+  }
+
+  /// Moves the registration's entries to the slots the last evaluation read.
+  @inlinable
+  func retarget(_ root: Root, _ oldReads: [_Read], to slots: [_AnySlot], value: Value) {
+    var kept: [_Read] = []
+    var added: [_Read] = []
+    for slot in slots {
+      if let match = oldReads.first(where: { $0.slot === slot && $0.entry.isLive }) {
+        kept.append(match)
+      } else {
+        added.append(_Read(slot: slot, entry: attach(to: slot)))
+      }
+    }
+    if slots.contains(where: { !$0.isOwned(by: root) }) { _keepWeakRoot(root) }
+    // Another thread may have re-attached this registration meanwhile (two properties it reads
+    // changed at once on two threads): the first to commit wins, the other backs off.
+    let committed = _state.withLock { state -> Bool in
+      guard let current = state, _Read.sameEntries(current.reads, oldReads) else { return false }
+      state = _Evaluation(value: _keepsValue ? value : nil, reads: kept + added)
+      return true
+    }
+    if committed {
+      lifetime.replaceAttachments(keeping: kept.map { $0.entry }, adding: added.map { $0.entry })
+    } else {
+      for read in added { read.entry.deactivate() }
+    }
+  }
+
+  /// Keeps a weak reference to the root, for re-evaluations triggered by other objects.
+  @usableFromInline
+  func _keepWeakRoot(_ root: Root) {
+    _weakRoot.withLock { box in if box == nil { box = _WeakBox(root) } }
+  }
+
+  /// The root, if it is still alive (only for paths that read other objects).
+  @usableFromInline
+  func _aliveRoot() -> Root? {
+    _weakRoot.withLock { $0?.value }
+  }
+
+  /// Whether the root can be observed (it did not announce its deletion).
+  @usableFromInline
+  func _prepare(_ root: Root) -> Bool {
+    !root.observation.state(of: root).isDeleted
+  }
+
+  /// The slots hold this registration (through its entries), and so does the root's list:
+  /// when it ends, it drops the slots and leaves the list, which breaks both cycles.
+  @usableFromInline
+  func _cleanUpOnEnd(_ rootState: _ModelState) {
+    lifetime.setCleanup { [self, weak rootState] in
+      _state.withLock { $0 = nil }
+      rootState?.remove(self)
+    }
+  }
+
+  /// Registers with the root's state; `nil` if the root was deleted meanwhile.
+  @usableFromInline
+  func _finish(_ root: Root) -> _ModelState? {
+    let state = root.observation.state(of: root)
+    return state.add(self) ? state : nil
+  }
+
+  override var readSlots: [_AnySlot] {
+    _state.withLock { $0?.reads.map { $0.slot } ?? [] }
+  }
+
+  override func deliverDeletion(of object: AnyObject) {
+    // Deletion is announced by the root itself, which is `Root`.
+    let root = unsafeDowncast(object, to: Root.self)
+    let last: Value?
+    if !_keepsValue {
+      // Nothing kept: the value now (the root is alive while it announces its deletion).
+      last = isActive ? read(root) : nil
+    } else {
+      last = _single ? _singleValue : _state.withLock({ $0?.value })
+    }
+    guard let value = last else { return }
+    _ = dispatch(
+      KeyPathChange(object: root, keyPath: path, oldValue: value, newValue: value, kind: .deletion))
+  }
+}

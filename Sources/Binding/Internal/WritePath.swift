@@ -1,0 +1,87 @@
+import Synchronization
+
+// The write path of an `@Observed` property (after `Observed`'s setter stored the value):
+// find the property's slot, notify its registrations as one write (one transaction), or notify
+// nobody inside `_withoutNotifications`.
+
+/// The slot to create for a property that nobody observed until now, if something observes
+/// every property of the object; otherwise `nil`.
+@usableFromInline
+@inline(never)
+func _slotForUnobservedSet<Root: ObservableModel>(
+  _ object: Root, state stateAddress: inout UInt
+) -> UnsafeMutableRawPointer? {
+  if stateAddress & _loneWatchTag != 0 {
+    if _loneWatchFired(object) { return nil }
+    // The lone watch ended, or a state took it over since the caller read the word: then the
+    // write goes the state's way (its watches include the lone one), with the word read now.
+    stateAddress = object.observation._state.load(ordering: .acquiring)
+    if stateAddress == 0 || stateAddress & _loneWatchTag != 0 { return nil }
+  }
+  // The object owns its state (one retained reference) and is alive during its own setter;
+  // the address is non-zero (the setter returns before calling this when it is 0).
+  let observed = Unmanaged<_ModelState>.fromOpaque(UnsafeRawPointer(bitPattern: stateAddress)!)
+    ._withUnsafeGuaranteedRef { $0._hasAnyRecords.load(ordering: .acquiring) }
+  return observed ? _makeSlot(object) : nil
+}
+
+/// Notifies the observers of a property after an observed set.
+@usableFromInline
+@inline(never)
+func _didSet(
+  _ owner: AnyObject, slot rawSlot: UnsafeMutableRawPointer, state stateAddress: UInt
+) {
+  // The object owns its slots and its state, and is alive during its own setter.
+  let slot = Unmanaged<_AnySlot>.fromOpaque(rawSlot)
+  _notifyingWrite {
+    slot._withUnsafeGuaranteedRef { slot in
+      // "Any property" registrations first, so that what they list follows the order of the
+      // writes even when a key-path observer writes another property from its callback. The
+      // address is non-zero: a slot exists only once the object's state does.
+      let state = Unmanaged<_ModelState>.fromOpaque(UnsafeRawPointer(bitPattern: stateAddress)!)
+      state._withUnsafeGuaranteedRef { state in
+        if state._hasAnyRecords.load(ordering: .acquiring) {
+          state.propertyDidChange(owner, slot)
+        }
+      }
+      // Registrations compare the values they read themselves (a property can change without
+      // changing the value of a key path that reads it), so the slot does not.
+      slot.notify(owner)
+    }
+  }
+}
+
+/// Runs `notify`, which tells the observers of one write, as that write: callbacks' writes nest
+/// in it, and when it is the outermost write outside `coalesce`, its coalesced registrations
+/// hear it once at the end. Does nothing inside `_withoutNotifications`.
+func _notifyingWrite(_ notify: () -> Void) {
+  let thread = _ThreadState.currentUnmanaged
+  // A write that takes a value out of its property to edit it in place (see
+  // `_withoutNotifications`).
+  if thread._withUnsafeGuaranteedRef({ $0.silentWrites }) > 0 { return }
+  thread._withUnsafeGuaranteedRef { $0.writeDepth += 1 }
+  defer {
+    thread._withUnsafeGuaranteedRef { thread in
+      thread.writeDepth -= 1
+      // One write outside `coalesce` is one transaction: its coalesced registrations hear it
+      // once, after all of its observers ran (and what their callbacks wrote, in further rounds).
+      if thread.writeDepth == 0, let scope = thread.writeScope, scope.depth == 0 {
+        scope.flush()
+        thread.writeScope = nil
+      }
+    }
+  }
+  notify()
+}
+
+/// Runs `body` so that the writes of `@Observed` properties it makes on this thread notify no
+/// observer (Binding's observers; a model bridged to Swift Observation still tells it).
+///
+/// For edits that take a value out of its property to change it in place and write it back:
+/// the write that takes it out is not a change anyone should hear, the write back is.
+package func _withoutNotifications<R>(_ body: () throws -> R) rethrows -> R {
+  let thread = _ThreadState.currentUnmanaged
+  thread._withUnsafeGuaranteedRef { $0.silentWrites += 1 }
+  defer { thread._withUnsafeGuaranteedRef { $0.silentWrites -= 1 } }
+  return try body()
+}
