@@ -42,15 +42,22 @@ package class _Lock<State>: @unchecked Sendable {
   /// Runs `body` with exclusive access to the state. `body` must not call user code.
   @inlinable
   package func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
-    var result: Result?
-    try _mutex.withLock { _ in
-      let address = UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
-      _tsanAcquire?(address)
-      defer { _tsanRelease?(address) }
-      result = try body(&state)
+    // The result goes through a slot on the stack rather than an `Optional<Result>` local: in
+    // unspecialised generic code (a relation controller's), an optional of a generic result
+    // makes the runtime look up `Optional<Result>`'s metadata on every call.
+    try withUnsafeTemporaryAllocation(of: Result.self, capacity: 1) { buffer in
+      // A buffer of capacity 1 has a base address.
+      let slot = buffer.baseAddress.unsafelyUnwrapped
+      try _mutex.withLock { _ in
+        let address = UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
+        _tsanAcquire?(address)
+        defer { _tsanRelease?(address) }
+        slot.initialize(to: try body(&state))
+      }
+      // Initialised just above: `body` returned (had it thrown, the error would have been
+      // rethrown before this line).
+      return slot.move()
     }
-    // Set just above: `body` returned (had it thrown, the error would have been rethrown).
-    return result.unsafelyUnwrapped
   }
 }
 

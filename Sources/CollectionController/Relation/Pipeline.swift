@@ -46,22 +46,29 @@ struct _Pipeline<Event> {
     var isCommitted: Bool
   }
 
-  private enum _Entry {
-    case event(Event)
-    case commit
-  }
-
+  /// The queued events, in order.
+  private var _queue: [Event] = []
+  /// How many events each committed transaction in the queue holds, oldest first (the events
+  /// after them belong to the transaction still open).
+  private var _committed: [Int] = []
+  /// The events of the open transaction (queued after the last commit).
+  private var _open = 0
   private(set) var phase = Phase.idle
-  private var _queue: [_Entry] = []
   /// Whether a transaction's end is awaited (an event came after the last commit).
   private var _awaitingEnd = false
 
   /// Whether no event waits.
   var isEmpty: Bool { _queue.isEmpty }
 
+  private mutating func _commit() {
+    _committed.append(_open)
+    _open = 0
+  }
+
   /// Queues an event of the transaction open on the caller's thread.
   mutating func receive(_ event: Event) -> Action {
-    _queue.append(.event(event))
+    _queue.append(event)
+    _open += 1
     if _awaitingEnd { return .none }
     _awaitingEnd = true
     return .awaitTransactionEnd
@@ -69,14 +76,15 @@ struct _Pipeline<Event> {
 
   /// Queues an event that is a transaction of its own, with its commit.
   mutating func receiveTransaction(_ event: Event) -> Action {
-    _queue.append(.event(event))
-    _queue.append(.commit)
+    _queue.append(event)
+    _open += 1
+    _commit()
     return _requestDrain()
   }
 
   /// The awaited transaction ended: queues its commit.
   mutating func transactionEnded() -> Action {
-    _queue.append(.commit)
+    _commit()
     _awaitingEnd = false
     return _requestDrain()
   }
@@ -105,27 +113,30 @@ struct _Pipeline<Event> {
   /// `nil` when the queue is empty: the drain is over.
   mutating func next() -> Transaction? {
     precondition(phase == .draining, "only the drainer takes events")
-    guard !_queue.isEmpty else {
+    guard !_queue.isEmpty || !_committed.isEmpty else {
       phase = .idle
       return nil
     }
-    var events: [Event] = []
-    var taken = 0
-    var isCommitted = false
-    for entry in _queue {
-      taken += 1
-      switch entry {
-      case .event(let event): events.append(event)
-      case .commit: isCommitted = true
+    guard !_committed.isEmpty else {
+      // Only the open transaction's events: fold them now, commit later.
+      defer {
+        _queue = []
+        _open = 0
       }
-      if isCommitted { break }
+      return Transaction(events: _queue, isCommitted: false)
     }
-    _queue.removeFirst(taken)
-    return Transaction(events: events, isCommitted: isCommitted)
+    let count = _committed.removeFirst()
+    if count == _queue.count {
+      // The common case, the whole queue: handed over without copying.
+      defer { _queue = [] }
+      return Transaction(events: _queue, isCommitted: true)
+    }
+    defer { _queue.removeFirst(count) }
+    return Transaction(events: Array(_queue[..<count]), isCommitted: true)
   }
 
   /// Calls `body` with each queued event (of later transactions), in order.
   func forEachQueued(_ body: (Event) -> Void) {
-    for case .event(let event) in _queue { body(event) }
+    for event in _queue { body(event) }
   }
 }

@@ -242,8 +242,9 @@ extension RelationController {
   ///
   /// - Parameter handler: Receives each change set.
   /// - Returns: A token that ends the registration when cancelled or released; after
-  ///   `ObservationToken.cancel()` returns, the handler is not called again, even within a
-  ///   delivery that is under way.
+  ///   `ObservationToken.cancel()` returns in the delivery context (a receiver, or any code
+  ///   there), the handler is not called again, even within a delivery that is under way. Cancelled
+  ///   from another thread while a change set is being delivered, it may still receive that one.
   /// - Complexity: O(1).
   /// - Note: Re-entrancy: a receiver (this handler, another one, the delegate) may change the
   ///   relation or its elements while it receives a change set. The change is queued, not

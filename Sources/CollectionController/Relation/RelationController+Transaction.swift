@@ -80,19 +80,14 @@ extension RelationController {
     work.dirty = []
     work.dirtyIndex = [:]
     let config = _state.config
-    // The labels of the touched elements that are shown members (one lock for all of them).
+    // The labels of the touched elements that are live members (one lock for all of them);
+    // `.max`, which no label takes, for the others.
     let labels = _write { state in
-      touched.map { touch -> UInt64? in
+      touched.map { touch -> UInt64 in
         guard let member = state.members[ObjectIdentifier(touch.element)], !member.deleted
-        else { return nil }
+        else { return .max }
         return member.label
       }
-    }
-    // Where each touched element goes: user functions, with no lock held.
-    let placements = zip(touched, labels).map {
-      touch, label -> (sectionKey: SectionKey, sequence: UInt64)? in
-      guard let label, config.includes(touch.element) else { return nil }
-      return (config.sectionedBy(touch.element), label)
     }
     let oldKeys = _state.index.sectionKeys
     var builder = _ChangeSetBuilder(before: _state.index)
@@ -102,13 +97,14 @@ extension RelationController {
     _write { state in
       for (element, _) in touched { state.index.remove(ObjectIdentifier(element)) }
     }
-    for (touch, placement) in zip(touched, placements) {
-      guard let placement else { continue }
-      // The comparisons (user code) find the point with no lock held; only the drainer writes
-      // the index, so the point is still valid when it inserts there.
+    for offset in touched.indices where labels[offset] != .max {
+      let element = touched[offset].element
+      // The filter, the section function and the comparisons (user code) run with no lock
+      // held; only the drainer writes the index, so the point is still valid when it inserts.
+      guard config.includes(element) else { continue }
       let point = _state.index.insertionPoint(
-        for: touch.element, sectionKey: placement.sectionKey, sequence: placement.sequence)
-      _write { $0.index.insert(touch.element, sequence: placement.sequence, at: point) }
+        for: element, sectionKey: config.sectionedBy(element), sequence: labels[offset])
+      _write { $0.index.insert(element, sequence: labels[offset], at: point) }
     }
     let built = builder.finish(after: _state.index)
     guard var changes = built ?? (namesBefore == nil ? nil : RelationChangeSet()) else {

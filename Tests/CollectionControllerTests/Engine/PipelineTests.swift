@@ -1,0 +1,171 @@
+import Testing
+
+@testable import CollectionController
+
+/// The relation controller's pipeline as a state machine: each method's returned action, the
+/// phases, and which events a drainer takes with which commit.
+@Suite struct PipelineTests {}
+
+extension PipelineTests {
+  @Test func theFirstEventOfATransactionWaitsForItsEnd() {
+    var pipeline = _Pipeline<Int>()
+    let step1 = pipeline.receive(1)
+    #expect(step1 == .awaitTransactionEnd)
+    let step2 = pipeline.receive(2)
+    #expect(step2 == .none)  // the end is awaited already
+    #expect(pipeline.phase == .idle)
+    let step3 = pipeline.transactionEnded()
+    #expect(step3 == .scheduleDrain)
+    #expect(pipeline.phase == .scheduled)
+    let step4 = pipeline.beginDrain()
+    #expect(step4)
+    #expect(pipeline.phase == .draining)
+    let transaction = pipeline.next()
+    #expect(transaction?.events == [1, 2])
+    #expect(transaction?.isCommitted == true)
+    let step5 = pipeline.next()
+    #expect(step5 == nil)
+    #expect(pipeline.phase == .idle)
+    #expect(pipeline.isEmpty)
+  }
+
+  @Test func aDrainIsScheduledOnceAndOnlyTheScheduledOneRuns() {
+    var pipeline = _Pipeline<Int>()
+    _ = pipeline.receive(1)
+    let step6 = pipeline.transactionEnded()
+    #expect(step6 == .scheduleDrain)
+    _ = pipeline.receive(2)
+    let step7 = pipeline.transactionEnded()
+    #expect(step7 == .none)  // a drain is scheduled already
+    let step8 = pipeline.beginDrain()
+    #expect(step8)
+    let step9 = pipeline.beginDrain()
+    #expect(!step9)  // a second job finds the drain running
+    let step10 = pipeline.next()
+    #expect(step10?.events == [1])
+    let step11 = pipeline.next()
+    #expect(step11?.events == [2])
+    let step12 = pipeline.next()
+    #expect(step12 == nil)
+  }
+
+  /// Events that arrive while the drainer runs (a receiver's change) are folded before their
+  /// transaction ends; the commit that comes later, with no events left, still reaches a drain.
+  @Test func eventsFoldedBeforeTheirCommitAreCommittedLater() {
+    var pipeline = _Pipeline<Int>()
+    _ = pipeline.receive(1)
+    _ = pipeline.transactionEnded()
+    let step13 = pipeline.beginDrain()
+    #expect(step13)
+    let step14 = pipeline.next()
+    #expect(step14?.events == [1])
+    let step15 = pipeline.receive(2)
+    #expect(step15 == .awaitTransactionEnd)  // a receiver's change
+    let open = pipeline.next()
+    #expect(open?.events == [2])
+    #expect(open?.isCommitted == false)
+    let step16 = pipeline.next()
+    #expect(step16 == nil)  // the drain ends; the commit has not come yet
+    let step17 = pipeline.transactionEnded()
+    #expect(step17 == .scheduleDrain)
+    let step18 = pipeline.beginDrain()
+    #expect(step18)
+    let commit = pipeline.next()
+    #expect(commit?.events == [])
+    #expect(commit?.isCommitted == true)
+    let step19 = pipeline.next()
+    #expect(step19 == nil)
+  }
+
+  @Test func aTransactionOfItsOwnIsCommittedAtOnceAfterWhatCameBefore() {
+    var pipeline = _Pipeline<Int>()
+    _ = pipeline.receive(1)  // an open transaction
+    let step20 = pipeline.receiveTransaction(2)
+    #expect(step20 == .scheduleDrain)
+    let step21 = pipeline.beginDrain()
+    #expect(step21)
+    let step22 = pipeline.next()
+    #expect(step22?.events == [1, 2])  // what was open goes with it
+    _ = pipeline.receive(3)
+    var seen: [Int] = []
+    pipeline.forEachQueued { seen.append($0) }
+    #expect(seen == [3])
+    // The transaction of 1 still ends later: its end commits what came since.
+    let step23 = pipeline.transactionEnded()
+    #expect(step23 == .none)
+    let last = pipeline.next()
+    #expect(last?.events == [3])
+    #expect(last?.isCommitted == true)
+  }
+
+  @Test func theFirstDrainBeginsBeforeAnythingElse() {
+    var pipeline = _Pipeline<Int>()
+    pipeline.beginFirstDrain()
+    #expect(pipeline.phase == .draining)
+    _ = pipeline.receive(1)
+    let step24 = pipeline.transactionEnded()
+    #expect(step24 == .none)  // the first drain takes it
+    let step25 = pipeline.next()
+    #expect(step25?.events == [1])
+    let step26 = pipeline.next()
+    #expect(step26 == nil)
+    #expect(pipeline.phase == .idle)
+  }
+}
+
+/// Order labels: a label between neighbours, relabeling a window when there is no room, and
+/// the labels of a whole new array between the kept ones, always in array order.
+@Suite struct OrderLabelsTests {}
+
+extension OrderLabelsTests {
+  @Test func aLabelGoesBetweenItsNeighbours() {
+    let labels: [UInt64] = [100, 0, 200]
+    let neighbourhood = _OrderLabels.Neighbourhood(count: 3) { labels[$0] }
+    #expect(neighbourhood.between(around: 1) == 150)
+    let full = _OrderLabels.Neighbourhood(count: 3) { [100, 0, 101][$0] }
+    #expect(full.between(around: 1) == nil)
+  }
+
+  @Test func relabelingSpreadsAWindowInOrder() {
+    var labels: [UInt64] = [10, 11, 0, 12, 13]
+    let neighbourhood = _OrderLabels.Neighbourhood(count: labels.count) { labels[$0] }
+    let (label, others) = neighbourhood.relabel(around: 2)
+    labels[2] = label
+    for (offset, new) in others { labels[offset] = new }
+    #expect(labels == labels.sorted())
+    #expect(Set(labels).count == labels.count)
+  }
+
+  /// Random inserts into an array keep the labels strictly increasing, with relabeling.
+  @Test func randomInsertsKeepLabelsInOrder() {
+    var rng = SystemRandomNumberGenerator()
+    var labels: [UInt64] = []
+    for _ in 0..<3_000 {
+      let index = Int.random(in: 0...labels.count, using: &rng)
+      labels.insert(0, at: index)
+      let snapshot = labels
+      let neighbourhood = _OrderLabels.Neighbourhood(count: snapshot.count) { snapshot[$0] }
+      if let label = neighbourhood.between(around: index) {
+        labels[index] = label
+      } else {
+        let (label, others) = neighbourhood.relabel(around: index)
+        labels[index] = label
+        for (offset, new) in others { labels[offset] = new }
+      }
+    }
+    #expect(zip(labels, labels.dropFirst()).allSatisfy { $0 < $1 })
+  }
+
+  @Test func newElementsGoBetweenTheKeptOnes() throws {
+    // New array: [kept 100, new, new, kept 400, new]
+    let placed = try #require(
+      _OrderLabels.between(kept: [true, true], retained: [0, 3], labels: [100, 400], count: 5))
+    #expect(placed.map(\.offset) == [1, 2, 4])
+    let all = [100, placed[0].label, placed[1].label, 400, placed[2].label]
+    #expect(zip(all, all.dropFirst()).allSatisfy { $0 < $1 })
+    // No room between two kept labels: everything is relabeled instead.
+    #expect(
+      _OrderLabels.between(kept: [true, true], retained: [0, 2], labels: [100, 101], count: 3)
+        == nil)
+  }
+}
