@@ -181,12 +181,15 @@ extension BindingReceiver {
       if let isEqual, isEqual(receiver[keyPath: key], value) { return }
       guardID.run { receiver[keyPath: key] = value }
     }
-    let dispatch: (KeyPathChange<Source, SourceValue>) -> Bool = { [weak self] change in
+    let dispatch: (KeyPathChange<Source, SourceValue>, _Lifetime) -> Bool = {
+      [weak self] change, lifetime in
       guard self != nil else { return false }
       if change.isDeletion { return true }
       let value = change.newValue
       route.run { [weak self] in
-        if let self { apply(self, transform(value)) }
+        // Re-checked when its turn comes: a binding ended meanwhile (unbind, a new binding of
+        // the key) writes nothing.
+        if lifetime.isActive, let self { apply(self, transform(value)) }
       }
       return true
     }

@@ -247,9 +247,9 @@ final class _PendingEvents: _Pending {
   override func deliver() {
     guard let record = record as? _AnyRecord, record.isActive else { return }
     if isDeletion {
-      record.deleted(object)
-      record.cancel()
-    } else if !record.changed(object, slots) {
+      record.deleted(object, record.lifetime)
+      record.lifetime.endAfterDeletion()
+    } else if !record.changed(object, slots, record.lifetime) {
       record.cancel()
     }
   }

@@ -266,16 +266,16 @@ extension ObservableModel {
     let route = _Route(delivery, isolation: isolation)
     let record = _AnyRecord(
       options: options,
-      changed: { object, slots in
+      changed: { object, slots, lifetime in
         // The record is registered on `self`, whose type is `Self`.
         guard let object = object as? Self else { return false }
         let changes = ChangedProperties<Self>(object: object, slots: slots)
-        route.run { handler(.updated(object, changes)) }
+        route.run { if lifetime.mayDeliver { handler(.updated(object, changes)) } }
         return true
       },
-      deleted: { object in
+      deleted: { object, lifetime in
         guard let object = object as? Self else { return }
-        route.run { handler(.deleted(object)) }
+        route.run { if lifetime.mayDeliver { handler(.deleted(object)) } }
       })
     guard observation.state(of: self).add(any: record) else {
       record.cancel()
@@ -305,7 +305,7 @@ extension ObservableModel {
     let read: (Self) -> Value = { $0[keyPath: keyPath] }
     let (stream, continuation) = AsyncStream<_Transfer<KeyPathChange<Self, Value>>>.makeStream(
       bufferingPolicy: .unbounded)
-    let record = _register(keyPath, read: read, options: options, target: nil) { change in
+    let record = _register(keyPath, read: read, options: options, target: nil) { change, _ in
       continuation.yield(_Transfer(change))
       if change.isDeletion { continuation.finish() }
       return true
@@ -326,7 +326,7 @@ extension ObservableModel {
     options: ObservationOptions,
     target: AnyObject?,
     isEqual: ((Value, Value) -> Bool)? = _equality(of: Value.self),
-    dispatch: @escaping (KeyPathChange<Self, Value>) -> Bool
+    dispatch: @escaping (KeyPathChange<Self, Value>, _Lifetime) -> Bool
   ) -> _KeyPathRecord<Self, Value>? {
     let record = _KeyPathRecord(
       root: self, path: keyPath, read: read, options: options, target: target,
@@ -335,7 +335,8 @@ extension ObservableModel {
     if options.contains(.initial) {
       _ = dispatch(
         KeyPathChange(
-          object: self, keyPath: keyPath, oldValue: value, newValue: value, kind: .initial))
+          object: self, keyPath: keyPath, oldValue: value, newValue: value, kind: .initial),
+        record.lifetime)
     }
     return record
   }
@@ -345,18 +346,18 @@ extension ObservableModel {
     _ keyPath: PartialKeyPath<Self>,
     options: ObservationOptions,
     target: AnyObject?,
-    dispatch makeDispatch: () -> (PartialKeyPathChange<Self>) -> Bool
+    dispatch makeDispatch: () -> (PartialKeyPathChange<Self>, _Lifetime) -> Bool
   ) {
     let dispatch = makeDispatch()
     func open<Value>(_: Value.Type) {
       // `valueType` of a `PartialKeyPath<Self>` is its value type, so this cast holds.
       guard let typed = keyPath as? KeyPath<Self, Value> else { return }
       let read: (Self) -> Value = { $0[keyPath: typed] }
-      _ = _register(typed, read: read, options: options, target: target) { change in
+      _ = _register(typed, read: read, options: options, target: target) { change, lifetime in
         dispatch(
           PartialKeyPathChange(
             object: change.object, keyPath: change.keyPath, oldValue: change.oldValue,
-            newValue: change.newValue, kind: _erase(change.kind)))
+            newValue: change.newValue, kind: _erase(change.kind)), lifetime)
       }
     }
     _openExistential(type(of: keyPath).valueType, do: open)
@@ -376,19 +377,20 @@ func _link<Element>(_ continuation: AsyncStream<Element>.Continuation, to lifeti
 @inlinable
 func _targetDispatch<Target: AnyObject, Change>(
   _ target: Target, _ route: _Route, _ action: @escaping (Target, Change) -> Void
-) -> (Change) -> Bool {
+) -> (Change, _Lifetime) -> Bool {
   switch route {
   case .synchronous:
-    return { [weak target] change in
+    return { [weak target] change, _ in
       guard let target else { return false }
       action(target, change)
       return true
     }
   default:
-    return { [weak target] change in
+    return { [weak target] change, lifetime in
       guard target != nil else { return false }
       route.run { [weak target] in
-        if let target { action(target, change) }
+        // Re-checked when its turn comes: a registration removed meanwhile hears nothing.
+        if lifetime.mayDeliver, let target { action(target, change) }
       }
       return true
     }
@@ -399,16 +401,17 @@ func _targetDispatch<Target: AnyObject, Change>(
 @inlinable
 func _handlerDispatch<Change>(
   _ route: _Route, _ handler: @escaping (Change) -> Void
-) -> (Change) -> Bool {
+) -> (Change, _Lifetime) -> Bool {
   switch route {
   case .synchronous:
-    return { change in
+    return { change, _ in
       handler(change)
       return true
     }
   default:
-    return { change in
-      route.run { handler(change) }
+    return { change, lifetime in
+      // Re-checked when its turn comes: a registration cancelled meanwhile hears nothing.
+      route.run { if lifetime.mayDeliver { handler(change) } }
       return true
     }
   }

@@ -166,7 +166,9 @@ extension ObservableModel {
     for record in taken.anyRecords { record.deliverDeletion(of: self) }
     for record in taken.records { record.deliverDeletion(of: self) }
     for watch in taken.watches { watch.fire(self, deleted: true) }
-    for record in taken.anyRecords where !record.deletionIsDeferred { record.cancel() }
-    for record in taken.records { record.cancel() }
+    for record in taken.anyRecords where !record.deletionIsDeferred {
+      record.lifetime.endAfterDeletion()
+    }
+    for record in taken.records { record.lifetime.endAfterDeletion() }
   }
 }

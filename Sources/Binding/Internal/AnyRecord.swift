@@ -1,12 +1,12 @@
 /// A registration that hears every property change and the deletion of one object.
 final class _AnyRecord: _Record {
   let options: ObservationOptions
-  let changed: (AnyObject, [_AnySlot]) -> Bool
-  let deleted: (AnyObject) -> Void
+  let changed: (AnyObject, [_AnySlot], _Lifetime) -> Bool
+  let deleted: (AnyObject, _Lifetime) -> Void
 
   init(
-    options: ObservationOptions, changed: @escaping (AnyObject, [_AnySlot]) -> Bool,
-    deleted: @escaping (AnyObject) -> Void
+    options: ObservationOptions, changed: @escaping (AnyObject, [_AnySlot], _Lifetime) -> Bool,
+    deleted: @escaping (AnyObject, _Lifetime) -> Void
   ) {
     self.options = options
     self.changed = changed
@@ -20,7 +20,7 @@ final class _AnyRecord: _Record {
       scope.enqueue(self, object: object, slot: slot)
       return
     }
-    if !changed(object, [slot]) { cancel() }
+    if !changed(object, [slot], lifetime) { cancel() }
   }
 
   /// Whether the deletion event waits for the end of a coalesced transaction (the registration
@@ -34,6 +34,6 @@ final class _AnyRecord: _Record {
       scope.enqueueDeletion(self, object: object)
       return
     }
-    deleted(object)
+    deleted(object, lifetime)
   }
 }

@@ -29,7 +29,7 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
   /// Delivers a change where the registration's delivery context says; returns `false` once
   /// the target is gone for good.
   @usableFromInline
-  let dispatch: (KeyPathChange<Root, Value>) -> Bool
+  let dispatch: (KeyPathChange<Root, Value>, _Lifetime) -> Bool
   /// The last value and the slots it was read from (with this registration's entries).
   @usableFromInline
   let _state = _Lock<_Evaluation?>(nil)
@@ -68,7 +68,7 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
   init(
     root: Root, path: KeyPath<Root, Value>, read: @escaping (Root) -> Value,
     options: ObservationOptions, target: AnyObject?, isEqual: ((Value, Value) -> Bool)?,
-    dispatch: @escaping (KeyPathChange<Root, Value>) -> Bool
+    dispatch: @escaping (KeyPathChange<Root, Value>, _Lifetime) -> Bool
   ) {
     self.rootID = ObjectIdentifier(root)
     self.path = path
@@ -162,7 +162,7 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
     guard let (oldValue, value) = evaluate(root) else { return isActive }
     if !options.contains(.everySet), let isEqual, isEqual(oldValue, value) { return true }
     let delivered = dispatch(
-      KeyPathChange(object: root, keyPath: path, oldValue: oldValue, newValue: value))
+      KeyPathChange(object: root, keyPath: path, oldValue: oldValue, newValue: value), lifetime)
     if !delivered { cancel() }
     return delivered
   }
@@ -303,6 +303,7 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
     }
     guard let value = last else { return }
     _ = dispatch(
-      KeyPathChange(object: root, keyPath: path, oldValue: value, newValue: value, kind: .deletion))
+      KeyPathChange(object: root, keyPath: path, oldValue: value, newValue: value, kind: .deletion),
+      lifetime)
   }
 }

@@ -20,6 +20,25 @@ final class _Lifetime: Sendable {
   @inlinable
   var isActive: Bool { _active.load(ordering: .acquiring) }
 
+  /// Set when the registration ended because its object announced its deletion.
+  @usableFromInline
+  let _endedByDeletion = Atomic<Bool>(false)
+
+  /// Whether a delivery queued for another context (the main actor, a queue, an actor) may
+  /// still run when its turn comes: the registration is active, or it ended because its object
+  /// was deleted (what was queued before, and the deletion event itself, still arrive). After
+  /// `cancel()` (a token, `removeTarget`, `unbind`) nothing queued runs.
+  @inlinable
+  var mayDeliver: Bool {
+    isActive || _endedByDeletion.load(ordering: .acquiring)
+  }
+
+  /// Ends the registration because its object announced its deletion (see `mayDeliver`).
+  func endAfterDeletion() {
+    _endedByDeletion.store(true, ordering: .releasing)
+    cancel()
+  }
+
   /// Ends the registration: nothing is delivered after this returns (on this thread; a delivery
   /// already running on another thread may finish). Idempotent.
   @usableFromInline
