@@ -177,9 +177,18 @@ extension BindingReceiver {
   ) {
     let route = _Route(delivery, isolation: isolation)
     let guardID = _BindingGuard()
-    let apply: (Self, Value) -> Void = { receiver, value in
+    let set: (Self, Value) -> Void = { receiver, value in
+      // Compared when it runs: a value kept for later is compared with what is there then.
       if let isEqual, isEqual(receiver[keyPath: key], value) { return }
-      guardID.run { receiver[keyPath: key] = value }
+      receiver[keyPath: key] = value
+    }
+    let apply: (Self, Value) -> Void = { receiver, value in
+      if guardID.isApplyingOnThisThread {
+        // A new source value came back while this binding writes: applied right after.
+        guardID.keep { set(receiver, value) }
+        return
+      }
+      guardID.apply({ set(receiver, value) }) { "\(Self.self).\(key) ← \(Source.self).\(path)" }
     }
     let dispatch: (KeyPathChange<Source, SourceValue>, _Lifetime) -> Bool = {
       [weak self] change, lifetime in

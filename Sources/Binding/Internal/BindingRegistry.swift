@@ -1,19 +1,62 @@
 import Synchronization
 
-/// Stops a binding from re-entering itself: while it sets its receiver, a change it causes
-/// that comes back to it (through other bindings or observers) is not applied again.
+/// Stops a binding from re-entering itself, without losing a value: while it sets its
+/// receiver, a new source value that comes back to it (through other bindings or observers,
+/// such as a clamp that writes the source again) is kept, the newest only, and applied once the
+/// current write returns; again while new values keep coming, up to
+/// ``maximumCoalescingRounds`` times, after which the bindings form a cycle that never settles
+/// and the process traps with a message naming the binding.
 @usableFromInline
 final class _BindingGuard {
+  /// The thread applying the binding now (`_currentThreadKey()`), 0 when none is.
+  @usableFromInline
+  let _owner = Atomic<UInt>(0)
+  /// The newest value that came back while the owner applies (touched by the owner only).
+  @usableFromInline
+  var _next: (() -> Void)?
+
   @usableFromInline
   init() {}
 
+  /// Whether the binding is being applied on this thread (a value came back to it).
   @usableFromInline
-  func run(_ body: () -> Void) {
-    let thread = _ThreadState.current
-    let id = ObjectIdentifier(self)
-    guard thread.activeBindings.insert(id).inserted else { return }
+  var isApplyingOnThisThread: Bool {
+    _owner.load(ordering: .relaxed) == _currentThreadKey()
+  }
+
+  /// Keeps `apply` (the newest value) to run when the current application on this thread ends.
+  @usableFromInline
+  func keep(_ apply: @escaping () -> Void) {
+    _next = apply
+  }
+
+  /// Applies with `body`, then what came back meanwhile, until nothing new does.
+  @usableFromInline
+  func apply(_ body: () -> Void, describing binding: () -> String) {
+    let thread = _currentThreadKey()
+    guard _owner.compareExchange(expected: 0, desired: thread, ordering: .acquiring).exchanged
+    else {
+      // Another thread applies this binding at this very moment: two writes of its source on
+      // two threads at once, which the models' threading contract rules out. Apply unguarded.
+      body()
+      return
+    }
+    defer { _owner.store(0, ordering: .releasing) }
     body()
-    thread.activeBindings.remove(id)
+    var rounds = 1
+    while let next = _next {
+      _next = nil
+      rounds += 1
+      if rounds > maximumCoalescingRounds {
+        fatalError(
+          """
+          Binding: the binding \(binding()) kept receiving new values while it applied them, \
+          for \(maximumCoalescingRounds) rounds without settling: bindings (or observers that \
+          write their sources) form a cycle whose transforms never agree.
+          """)
+      }
+      next()
+    }
   }
 }
 

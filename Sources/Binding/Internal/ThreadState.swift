@@ -39,8 +39,6 @@ final class _ThreadState {
   /// How many `_withoutNotifications` blocks are open on this thread: writes made inside them
   /// notify nobody.
   @exclusivity(unchecked) var silentWrites = 0
-  /// Identifiers of bindings currently writing their receiver on this thread.
-  var activeBindings: Set<ObjectIdentifier> = []
   /// A value the package's other modules set around a write (see `_withThreadValue`).
   var clientValue: AnyObject?
 
