@@ -204,7 +204,8 @@ extension BindingReceiver {
     }
     // Replace an existing binding of this key before reading, so the old one cannot fire.
     _BindingRegistry.shared.remove(receiver: self, key: key)
-    let record = source._register(path, read: read, options: [], target: nil, dispatch: dispatch)
+    let record = source._register(
+      path, read: read, options: [], target: nil, receiver: self, dispatch: dispatch)
     guard let record else { return }
     apply(self, transform(read(source)))
     _BindingRegistry.shared.add(receiver: self, key: key, lifetime: record.lifetime)

@@ -325,12 +325,13 @@ extension ObservableModel {
     read: @escaping (Self) -> Value,
     options: ObservationOptions,
     target: AnyObject?,
+    receiver: AnyObject? = nil,
     isEqual: ((Value, Value) -> Bool)? = _equality(of: Value.self),
     dispatch: @escaping (KeyPathChange<Self, Value>, _Lifetime) -> Bool
   ) -> _KeyPathRecord<Self, Value>? {
     let record = _KeyPathRecord(
       root: self, path: keyPath, read: read, options: options, target: target,
-      isEqual: isEqual, dispatch: dispatch)
+      receiver: receiver, isEqual: isEqual, dispatch: dispatch)
     guard let value = record.start(self) else { return nil }
     if options.contains(.initial) {
       _ = dispatch(

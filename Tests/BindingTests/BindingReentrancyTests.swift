@@ -1,4 +1,5 @@
 import Binding
+import TestSupport
 import Testing
 
 /// A binding ends on its source's current value when a callback writes the source again while
@@ -76,5 +77,47 @@ extension BindingReentrancyTests {
     let message = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)
     #expect(message.contains("kept receiving new values"))
     #expect(message.contains("Cell"))
+  }
+}
+
+// MARK: - Bindings whose receiver died
+
+/// A binding whose receiver died is swept by the next registration on its source, not kept
+/// until the source is next written (issue 13, item 4: a settings model bound to short-lived
+/// views kept every one of them, about 1 KB each, and each new `bind` walked them all).
+extension BindingReentrancyTests {
+  @Test func bindingsOfDeadReceiversAreSweptByTheNextBinding() {
+    let tracker = LifetimeTracker()
+    let settings = User()
+    settings.name = "theme"
+    for _ in 0..<2_000 {
+      let field = TextField()
+      let payload = Payload(tracker)  // held by the binding's transform, so by its registration
+      field.bind(\.text, to: settings, \.name) { name in
+        payload.use()
+        return name
+      }
+      #expect(field.text == "theme")
+    }
+    // Every receiver is gone and nothing wrote the source since: each new binding swept the
+    // dead ones from the source's registrations, and the property's list of entries unlinks
+    // them in batches (amortised, so at most a handful wait for the next batch). Before, all
+    // 2,000 were held until the next write, and each bind walked them all.
+    #expect(tracker.live < 16, "\(tracker.live) bindings of dead receivers are still held")
+    settings.name = "dark"  // a write unlinks the rest
+    #expect(tracker.live == 0)
+  }
+
+  @Test func aLiveBindingIsNotSwept() {
+    let settings = User()
+    let kept = TextField()
+    kept.bind(\.text, to: settings, \.name)
+    for _ in 0..<100 {
+      let field = TextField()
+      field.bind(\.text, to: settings, \.name)
+    }
+    settings.name = "changed"
+    #expect(kept.text == "changed")
+    kept.unbind(\.text)
   }
 }

@@ -76,17 +76,38 @@ final class _BindingRegistry: Sendable {
   }
 
   private let bindings = _Lock<[ObjectIdentifier: [_Binding]]>([:])
+  /// The number of receivers at which the entries of deallocated ones are next purged
+  /// (doubling, so that adding stays amortised O(1)).
+  private let purgeThreshold = _Lock(64)
 
   @usableFromInline
   func add(receiver: AnyObject, key: AnyKeyPath, lifetime: _Lifetime) {
     let id = ObjectIdentifier(receiver)
-    bindings.withLock { bindings in
+    let count = bindings.withLock { bindings in
       var list = bindings[id, default: []].filter {
         $0.receiver === receiver && $0.lifetime.isActive
       }
       list.append(_Binding(receiver: receiver, key: key, lifetime: lifetime))
       bindings[id] = list
+      return bindings.count
     }
+    if count >= purgeThreshold.withLock({ $0 }) { purgeDeallocatedReceivers() }
+  }
+
+  /// Forgets the bindings of receivers that were deallocated, and ends them (their source's
+  /// state also sweeps them at its next registration).
+  private func purgeDeallocatedReceivers() {
+    let ended: [_Lifetime] = bindings.withLock { bindings in
+      var ended: [_Lifetime] = []
+      for (id, list) in bindings where list.allSatisfy({ $0.receiver == nil }) {
+        ended += list.map { $0.lifetime }
+        bindings[id] = nil
+      }
+      let remaining = bindings.count
+      purgeThreshold.withLock { $0 = max(64, remaining * 2) }
+      return ended
+    }
+    for lifetime in ended { lifetime.cancel() }
   }
 
   @usableFromInline

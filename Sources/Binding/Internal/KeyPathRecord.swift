@@ -67,7 +67,8 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
   @inlinable
   init(
     root: Root, path: KeyPath<Root, Value>, read: @escaping (Root) -> Value,
-    options: ObservationOptions, target: AnyObject?, isEqual: ((Value, Value) -> Bool)?,
+    options: ObservationOptions, target: AnyObject?, receiver: AnyObject? = nil,
+    isEqual: ((Value, Value) -> Bool)?,
     dispatch: @escaping (KeyPathChange<Root, Value>, _Lifetime) -> Bool
   ) {
     self.rootID = ObjectIdentifier(root)
@@ -78,7 +79,8 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
     // Without a kept value there is nothing to compare with: every write is delivered.
     self.isEqual = _keepsValue ? isEqual : nil
     self.dispatch = dispatch
-    super.init(target: target, keyPaths: [path])
+    // A binding lives for its receiver (swept once it died) but is not a target.
+    super.init(target: target ?? receiver, keyPaths: [path], removableByTarget: receiver == nil)
   }
 
   /// Resolves the key path, attaches to what it reads, and registers with the root.

@@ -9,12 +9,19 @@ class _Record {
   final let targetID: ObjectIdentifier?
   /// The key paths as registered, for `removeTarget(_:for:)`.
   final let keyPaths: [AnyKeyPath]
-  /// The target, weakly, so that a registration whose target died can be swept.
+  /// The object the registration lives for, weakly (a target, a binding's receiver), so that a
+  /// registration whose object died is swept by the next registration on the same object.
   final let target: _WeakBox<AnyObject>?
 
+  /// - Parameters:
+  ///   - target: What the registration lives for, if anything: its target, or a binding's
+  ///     receiver.
+  ///   - keyPaths: The key paths as registered.
+  ///   - removableByTarget: Whether `removeTarget` ends it (`false` for a binding, which only
+  ///     `unbind` ends).
   @usableFromInline
-  init(target: AnyObject?, keyPaths: [AnyKeyPath]) {
-    self.targetID = target.map(ObjectIdentifier.init)
+  init(target: AnyObject?, keyPaths: [AnyKeyPath], removableByTarget: Bool = true) {
+    self.targetID = removableByTarget ? target.map(ObjectIdentifier.init) : nil
     self.target = target.map(_WeakBox.init)
     self.keyPaths = keyPaths
     _liveRecords.add(1, ordering: .relaxed)
@@ -22,7 +29,7 @@ class _Record {
 
   deinit { _liveRecords.subtract(1, ordering: .relaxed) }
 
-  /// Whether the registration is over: cancelled, or its target was deallocated.
+  /// Whether the registration is over: cancelled, or its target (or receiver) was deallocated.
   final var isObsolete: Bool { !isActive || (target != nil && target?.value == nil) }
 
   @inlinable
