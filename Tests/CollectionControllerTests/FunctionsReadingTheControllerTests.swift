@@ -146,3 +146,33 @@ extension FunctionsReadingTheControllerTests {
     #expect(target.title == "changed meanwhile")
   }
 }
+
+extension FunctionsReadingTheControllerTests {
+  /// A section name function that reads the controller (issue 13, item 7: it deadlocked while
+  /// names were computed under the controller's lock).
+  @Test func aSectionNameFunctionMayReadItsController() throws {
+    let finished = withinSeconds(20) {
+      let artist = Artist(makeAlbums([("a", 1971), ("b", 1985)]))
+      guard
+        let albums = try? RelationController(
+          \.albums, of: artist, sectionedBy: { $0.decade }, delivery: .synchronous)
+      else {
+        Issue.record("the controller could not be made")
+        return
+      }
+      do {
+        try albums.reconfigure { configuration in
+          // Weakly: the controller keeps its configuration.
+          configuration.sectionName = { [weak albums] key in "\(key)s of \(albums?.count ?? 0)" }
+        }
+      } catch {
+        Issue.record("reconfigure threw \(error)")
+      }
+      #expect(albums.sections.map(\.name) == ["1970s of 2", "1980s of 2"])
+      artist.albums.append(Album("c", year: 1999))
+      #expect(albums.section(at: 2).name == "1990s of 3")
+      #expect(albums.description.contains("1990"))
+    }
+    #expect(finished, "a section name function that reads its controller deadlocked")
+  }
+}

@@ -190,3 +190,47 @@ extension RelationReentrancyTests {
     #expect(albums.snapshot.itemIdentifiers == configuration.expected(artist.albums))
   }
 }
+
+extension RelationReentrancyTests {
+  /// What the receivers of one change set write while they receive it is one transaction: it
+  /// comes as the next change set, whole (issue 13, item 12: the article said each write came in
+  /// its own change set, which is not what happens).
+  @Test func whatReceiversWriteDuringADeliveryIsTheNextChangeSet() throws {
+    let artist = Artist(makeAlbums([("a", 1), ("b", 2)]))
+    let albums = try RelationController(
+      \.albums, of: artist, sortedBy: [SortDescriptor(\.year)], observing: [\.title],
+      delivery: .synchronous)
+    var changeSets: [RelationChangeSet<Album>] = []
+    let token = albums.onChange { changes in
+      changeSets.append(changes)
+      guard changeSets.count == 1 else { return }
+      artist.albums.append(Album("c", year: 3))  // an insert…
+      artist.albums[0].title = "renamed"  // …and an update, in the same delivery
+    }
+    artist.albums[1].year = 0  // moves b first
+    #expect(changeSets.count == 2)
+    #expect(changeSets.last?.insertedRows.count == 1)
+    #expect(changeSets.last?.updatedRows.count == 1)
+    token.cancel()
+  }
+
+  /// A receiver that wants its writes apart makes each one its own transaction with `coalesce`.
+  @Test func aReceiversCoalescedBlocksAreChangeSetsOfTheirOwn() throws {
+    let artist = Artist(makeAlbums([("a", 1), ("b", 2)]))
+    let albums = try RelationController(
+      \.albums, of: artist, sortedBy: [SortDescriptor(\.year)], observing: [\.title],
+      delivery: .synchronous)
+    var changeSets: [RelationChangeSet<Album>] = []
+    let token = albums.onChange { changes in
+      changeSets.append(changes)
+      guard changeSets.count == 1 else { return }
+      coalesce { artist.albums.append(Album("c", year: 3)) }
+      coalesce { artist.albums[0].title = "renamed" }
+    }
+    artist.albums[1].year = 0
+    #expect(changeSets.count == 3)
+    #expect(changeSets[1].insertedRows.count == 1 && changeSets[1].updatedRows.isEmpty)
+    #expect(changeSets[2].updatedRows.count == 1 && changeSets[2].insertedRows.isEmpty)
+    token.cancel()
+  }
+}
