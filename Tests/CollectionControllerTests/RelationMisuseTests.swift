@@ -97,3 +97,41 @@ extension RelationMisuseTests {
       "\(standardError)")
   }
 }
+
+// MARK: - Section keys that are not totally ordered
+
+/// A section key that is not equal to itself (a floating-point NaN) cannot be ordered: the
+/// controller rejects it with a message instead of giving a change set that does not replay
+/// (issue 13, item 5: two NaN keys made two sections, in an order the change set contradicted).
+extension RelationMisuseTests {
+  /// An element whose section key is a NaN, by way of a year that maps to one.
+  static func nanSection(_ album: Album) -> Double {
+    album.year < 0 ? .nan : Double(album.decade)
+  }
+
+  @Test func aNaNSectionKeyAtCreationThrows() throws {
+    let artist = Artist([Album("a", year: 1991), Album("nan", year: -1)])
+    #expect(throws: RelationConfigurationError.self) {
+      _ = try RelationController(\.albums, of: artist, sectionedBy: Self.nanSection)
+    }
+    do {
+      _ = try RelationController(\.albums, of: artist, sectionedBy: Self.nanSection)
+    } catch {
+      #expect(error.description.contains("not equal to itself"))
+    }
+  }
+
+  @Test func aNaNSectionKeyArrivingLaterTrapsWithAMessage() async throws {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      let artist = Artist([Album("a", year: 1991), Album("b", year: 1985)])
+      let albums = try RelationController(
+        \.albums, of: artist, sectionedBy: RelationMisuseTests.nanSection,
+        delivery: .synchronous)
+      artist.albums[1].year = -1
+      _ = albums
+    }
+    let message = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)
+    #expect(message.contains("is not equal to itself"))
+    #expect(message.contains("section keys must be totally ordered"))
+  }
+}

@@ -283,6 +283,11 @@ extension _OrderedIndex {
   func insertionPoint(
     for element: Element, sectionKey: SectionKey, sequence: UInt64
   ) -> InsertionPoint {
+    _require(
+      sectionKey == sectionKey,
+      "RelationController: the section key \(sectionKey) of \(element) is not equal to itself "
+        + "(a floating-point NaN?); sections are ordered by key, so section keys must be totally "
+        + "ordered. Map such values to a key of their own in the section function.")
     let lowerBound = _sectionLowerBound(sectionKey)
     guard lowerBound < _sections.count && _sections[lowerBound].key == sectionKey else {
       return InsertionPoint(

@@ -142,9 +142,19 @@ struct _Config<Element: ObservableModel, SectionKey: Hashable & Comparable> {
     return (try? filter.evaluate(element)) ?? false
   }
 
-  /// Checks what can only be checked at run time: a predicate must not throw for the current
-  /// elements.
+  /// Checks what can only be checked at run time: the current elements' section keys must be
+  /// equal to themselves (a NaN is not, and cannot be ordered), and a predicate must not throw
+  /// for them.
   func validate(_ elements: [Element]) throws(RelationConfigurationError) {
+    for element in elements where !element.isDeleted {
+      let key = sectionedBy(element)
+      if key != key {
+        throw RelationConfigurationError(
+          "the section key \(key) of the element \(element) is not equal to itself (a "
+            + "floating-point NaN?); sections are ordered by key, so section keys must be "
+            + "totally ordered; the controller was left as it was")
+      }
+    }
     guard let filter, filter.throws else { return }
     for element in elements where !element.isDeleted {
       do {

@@ -357,7 +357,8 @@ extension RelationController {
   ///   - observing: Attributes whose change is reported as an update.
   ///   - delivery: Where change sets are delivered; by default the creating code's isolation.
   ///   - isolation: The creating code's isolation; leave the default.
-  /// - Throws: ``RelationConfigurationError`` if the owner announced its deletion.
+  /// - Throws: ``RelationConfigurationError`` if the owner announced its deletion, or a
+  ///   current element's section key is not equal to itself (a NaN).
   /// - Complexity: O(n log n), where *n* is the number of elements of the relation.
   public convenience init(
     _ relation: KeyPath<Owner, [Element]>, of owner: Owner,
@@ -394,7 +395,8 @@ extension RelationController {
   ///   - delivery: Where change sets are delivered; by default the creating code's isolation.
   ///   - isolation: The creating code's isolation; leave the default.
   /// - Throws: ``RelationConfigurationError`` if the predicate throws for a current element,
-  ///   or the owner announced its deletion.
+  ///   the owner announced its deletion, or a current element's section key is not equal
+  ///   to itself (a NaN).
   /// - Complexity: O(n log n), where *n* is the number of elements of the relation.
   public convenience init(
     _ relation: KeyPath<Owner, [Element]>, of owner: Owner,
@@ -430,7 +432,8 @@ extension RelationController {
   ///   - observing: Attributes whose change is reported as an update.
   ///   - delivery: Where change sets are delivered; by default the creating code's isolation.
   ///   - isolation: The creating code's isolation; leave the default.
-  /// - Throws: ``RelationConfigurationError`` if the owner announced its deletion.
+  /// - Throws: ``RelationConfigurationError`` if the owner announced its deletion, or a
+  ///   current element's section key is not equal to itself (a NaN).
   /// - Complexity: O(n log n), where *n* is the number of elements of the relation.
   public convenience init(
     _ relation: KeyPath<Owner, Set<Element>>, of owner: Owner,
@@ -467,7 +470,8 @@ extension RelationController {
   ///   - delivery: Where change sets are delivered; by default the creating code's isolation.
   ///   - isolation: The creating code's isolation; leave the default.
   /// - Throws: ``RelationConfigurationError`` if the predicate throws for a current element,
-  ///   or the owner announced its deletion.
+  ///   the owner announced its deletion, or a current element's section key is not equal
+  ///   to itself (a NaN).
   /// - Complexity: O(n log n), where *n* is the number of elements of the relation.
   public convenience init(
     _ relation: KeyPath<Owner, Set<Element>>, of owner: Owner,
