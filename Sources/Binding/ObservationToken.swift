@@ -14,6 +14,14 @@ public final class ObservationToken: Sendable, Hashable {
   @usableFromInline
   init(_ records: [_Record]) { self.lifetimes = records.map { $0.lifetime } }
 
+  /// Runs `action` once when the registration ends, whoever ends it (a cancel, the token's
+  /// release, the observed object's deallocation or deletion); at once if it already ended. For
+  /// the package's other modules, which must hear that the object they observe is gone.
+  package func onEnd(_ action: @escaping @Sendable () -> Void) {
+    guard let lifetime = lifetimes.first else { return action() }
+    lifetime.onEnd(action)
+  }
+
   /// A token that runs `onCancel` once, when it is cancelled or released (for registrations
   /// that the package's other modules keep themselves, such as a relation controller's change
   /// handlers).

@@ -253,3 +253,33 @@ extension ControllerLifetimeTests {
     #expect(artist.albums.map(\.year) == [1900, 1995])
   }
 }
+
+extension ControllerLifetimeTests {
+  /// No change set follows the owner's deallocation, as the documentation says: the content
+  /// stays as it was and its elements stop being observed (issue 13, item 10: an element renamed
+  /// after the owner was released still delivered an update).
+  @Test func noChangeSetFollowsTheOwnersDeallocation() throws {
+    let album = Album("a", year: 1981)
+    let other = Album("b", year: 1995)
+    var controller: RelationController<Artist, Album, Int>?
+    var changeSets = 0
+    var token: ObservationToken?
+    do {
+      let artist = Artist([album, other])
+      controller = try RelationController(
+        \.albums, of: artist, sortedBy: [SortDescriptor(\.year)], sectionedBy: { $0.decade },
+        observing: [\.title], delivery: .synchronous)
+      token = controller?.onChange { _ in changeSets += 1 }
+      album.title = "heard"  // while the owner lives: an update
+      #expect(changeSets == 1)
+    }
+    album.title = "renamed"  // an observed attribute
+    album.year = 2001  // a sort and section key
+    other.announceDeletion()
+    #expect(changeSets == 1, "a change set followed the owner's deallocation")
+    #expect(controller?.names() == [["a"], ["b"]])
+    token?.cancel()
+    controller = nil
+  }
+}
+

@@ -191,6 +191,7 @@ public struct RelationChangeSequence<Model>: AsyncSequence {
 protocol _StreamOwner: AnyObject, Sendable {
   func _endStream(_ id: UInt64)
   func _removeHandler(_ id: UInt64)
+  func _ownerDeallocated()
 }
 
 extension RelationController: _StreamOwner {

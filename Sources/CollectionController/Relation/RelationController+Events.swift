@@ -26,11 +26,35 @@ extension RelationController {
     case ownerDeleted
     /// A new configuration (a transaction of its own).
     case reconfigure(_Config<Element, SectionKey>)
+    /// The owner was deallocated: nothing is observed any more (a transaction of its own).
+    case ownerGone
   }
 
-  /// Queues an event of the transaction open on this thread.
+  /// Queues an event of the transaction open on this thread (none once the owner is gone).
   func _enqueue(_ event: _Event) {
-    _perform(_lock.withLock { $0.pipeline.receive(event) })
+    _perform(_lock.withLock { $0.ownerGone ? .none : $0.pipeline.receive(event) })
+  }
+
+  /// The owner announced its deletion: the content empties (its registration ends right after,
+  /// which is not a deallocation).
+  func _ownerAnnouncedDeletion() {
+    _perform(
+      _lock.withLock { state in
+        guard !state.ownerGone else { return .none }
+        state.ownerDeleted = true
+        return state.pipeline.receive(.ownerDeleted)
+      })
+  }
+
+  /// The owner was deallocated (its relation's registration ended with it): the content stays
+  /// as it is and no change set follows; the elements stop being observed.
+  func _ownerDeallocated() {
+    _perform(
+      _lock.withLock { state in
+        guard !state.ownerGone, !state.ownerDeleted else { return .none }
+        state.ownerGone = true
+        return state.pipeline.receiveTransaction(.ownerGone)
+      })
   }
 
   /// Queues an event that is a transaction of its own.
@@ -85,7 +109,7 @@ extension RelationController {
   /// way).
   func _rewatch(_ id: ObjectIdentifier, reporting: Bool = false) -> _Rewatched? {
     let claim = _lock.withLock { state -> _RewatchClaim? in
-      guard let member = state.members[id] else { return nil }
+      guard !state.ownerGone, let member = state.members[id] else { return nil }
       guard member.rewatching == 0 else {
         state.members[id]?.rewatching = 2
         return nil

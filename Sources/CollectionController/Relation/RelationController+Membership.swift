@@ -30,6 +30,11 @@ extension RelationController {
       guard let (element, watch) = deleted else { return }
       watch?.end(of: element, sink: _sink)
       _touch(element)
+    case .ownerGone:
+      // The content stays; only the observation of the elements ends.
+      for member in _write({ $0.members.values }) {
+        member.watch?.end(of: _element(member), sink: _sink)
+      }
     case .ownerDeleted:
       for id in _write({ $0.members.keys }) { _leave(id) }
       _work.lastArrayCount = 0

@@ -22,6 +22,11 @@ extension RelationController {
     var config: _Config<Element, SectionKey>
     var members = _MemberTable()
     var pipeline = _Pipeline<_Event>()
+    /// Whether the owner was deallocated: nothing is observed or reported any more.
+    var ownerGone = false
+    /// Whether the owner announced its deletion (its registration then ends too, which is not
+    /// a deallocation).
+    var ownerDeleted = false
     weak var delegate: (any RelationControllerDelegate<Owner, Element, SectionKey>)?
     var handlers: [(id: UInt64, call: (RelationChangeSet<Element>) -> Void)] = []
     var streams: [UInt64: AsyncStream<_Transfer<RelationChangeSet<Element>>>.Continuation] = [:]

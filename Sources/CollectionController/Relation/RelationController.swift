@@ -165,7 +165,11 @@ public final class RelationController<
     _ = _transaction()
     _checkInvariants()
     _drainQueue()
-    _relationToken = register(self)
+    let token = register(self)
+    _relationToken = token
+    // Through the non-generic protocol: a `@Sendable` closure must capture no generic metatype.
+    let receiver: any _StreamOwner = self
+    token.onEnd { [weak receiver] in receiver?._ownerDeallocated() }
   }
 
   deinit {
@@ -646,7 +650,7 @@ extension RelationController {
         [weak controller] change in
         guard let controller else { return }
         if change.isDeletion {
-          controller._enqueue(.ownerDeleted)
+          controller._ownerAnnouncedDeletion()
         } else {
           controller._enqueue(.relation(.array(change.newValue), hint: controller._hint()))
         }
@@ -668,7 +672,7 @@ extension RelationController {
         [weak controller] change in
         guard let controller else { return }
         if change.isDeletion {
-          controller._enqueue(.ownerDeleted)
+          controller._ownerAnnouncedDeletion()
         } else {
           controller._enqueue(.relation(.set(change.newValue), hint: controller._hint()))
         }
