@@ -282,4 +282,3 @@ extension ControllerLifetimeTests {
     controller = nil
   }
 }
-
