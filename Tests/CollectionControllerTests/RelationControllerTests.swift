@@ -910,3 +910,44 @@ extension RelationControllerTests {
     withExtendedLifetime(subscription) {}
   }
 }
+
+// MARK: - Whole reorders
+
+/// Reordering nearly every element costs O(n log n), not O(n²) (issue 13, item 1: reversing
+/// 16,000 albums took 129 s in release, walking the runs of touched neighbours once per
+/// element). Each case runs on a thread with a deadline, so a regression fails instead of
+/// hanging.
+extension RelationControllerTests {
+  @Test(arguments: ["reverse", "shuffle", "reconfigure to reverse", "negate every key"])
+  func aWholeReorderOfTenThousandElementsIsFast(_ kind: String) {
+    let done = DispatchSemaphore(value: 0)
+    let outcome = _Lock<[String]>([])
+    Thread.detachNewThread {
+      defer { done.signal() }
+      let count = 10_000
+      let artist = Artist((0..<count).map { Album("a\($0)", year: $0 % 97) })
+      let sortedByYear = kind != "reverse" && kind != "shuffle"
+      guard
+        let albums = try? RelationController(
+          \.albums, of: artist, sortedBy: sortedByYear ? [SortDescriptor(\.year)] : [],
+          delivery: .synchronous)
+      else { return }
+      var shown = [albums.objects.map(ObjectIdentifier.init)]
+      let token = albums.onChange { changes in changes.apply(to: &shown) { ObjectIdentifier($0) } }
+      var rng = SplitMix64(seed: 7)
+      switch kind {
+      case "reverse": artist.albums.reverse()
+      case "shuffle": artist.albums.shuffle(using: &rng)
+      case "reconfigure to reverse":
+        try? albums.reconfigure { $0.sortedBy = [SortDescriptor(\.year, order: .reverse)] }
+      default: coalesce { for album in artist.albums { album.year = -album.year } }
+      }
+      token.cancel()
+      let current = albums.objects.map(ObjectIdentifier.init)
+      outcome.withLock { $0 = [shown == [current] ? "replays" : "differs", "\(current.count)"] }
+    }
+    let finished = done.wait(timeout: .now() + .seconds(120)) == .success
+    #expect(finished, "\(kind) of 10,000 elements did not finish within 120 s")
+    #expect(outcome.withLock { $0 } == ["replays", "10000"])
+  }
+}

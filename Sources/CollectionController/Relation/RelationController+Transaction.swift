@@ -162,31 +162,55 @@ extension RelationController {
   /// the misplacement is always next to the stale element, so when the stale element's own
   /// transaction removes it, the elements on either side of the gap it leaves are compared and
   /// moved too while they are out of order.
+  ///
+  /// Each run of touched neighbours is walked once: an element of a run already walked is
+  /// skipped (the run's boundaries, the only elements its members could be misplaced against,
+  /// were checked then, and a later walk that grows the run checks its new ones), so touching
+  /// nearly every element (a reversal, a reconfiguration) costs O(k log n), not O(k²).
   func _healAroundTouched() {
     let work = _work
     let index = _state.index
+    var walked: [Bool] = []
+    walked.reserveCapacity(work.dirty.count)
+    func markWalked(_ element: Element) {
+      guard let slot = work.dirtyIndex[ObjectIdentifier(element)] else { return }
+      while walked.count <= slot { walked.append(false) }
+      walked[slot] = true
+    }
     var scanned = 0
     while scanned < work.dirty.count {
-      let element = work.dirty[scanned].element
+      let slot = scanned
       scanned += 1
+      if slot < walked.count && walked[slot] { continue }
+      let element = work.dirty[slot].element
       guard let position = index.position(of: ObjectIdentifier(element)) else { continue }
+      markWalked(element)
       let section = position.section
       let rows = index.count(inSection: section)
-      func isTouched(_ row: Int) -> Bool {
-        work.dirtyIndex[ObjectIdentifier(index.element(atSection: section, row: row))] != nil
+      func touchedElement(_ row: Int) -> Element? {
+        let element = index.element(atSection: section, row: row)
+        return work.dirtyIndex[ObjectIdentifier(element)] == nil ? nil : element
       }
       var left = position.row - 1
       var right = position.row + 1
-      while left >= 0 && isTouched(left) { left -= 1 }
-      while right < rows && isTouched(right) { right += 1 }
+      func walkRun() {
+        while left >= 0, let touched = touchedElement(left) {
+          markWalked(touched)
+          left -= 1
+        }
+        while right < rows, let touched = touchedElement(right) {
+          markWalked(touched)
+          right += 1
+        }
+      }
+      walkRun()
       while left >= 0 && right < rows {
         let before = index.element(atSection: section, row: left)
         let after = index.element(atSection: section, row: right)
         guard _ordersAfter(before, after) else { break }
         _touch(before)
         _touch(after)
-        while left >= 0 && isTouched(left) { left -= 1 }
-        while right < rows && isTouched(right) { right += 1 }
+        walkRun()
       }
     }
   }
