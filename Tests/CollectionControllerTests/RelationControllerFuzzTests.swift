@@ -244,6 +244,17 @@ extension RelationControllerFuzzTests {
         album.announceDeletion()
       case 94..<97:
         randomMember(&rng)?.plain += 1  // not observed, changes nothing
+      case 97:
+        artist.albums.reverse()  // a whole reorder, in place
+      case 98:
+        // A run of fine-grained inserts in one block (each edit in place).
+        coalesce {
+          for _ in 0..<Int.random(in: 2...20, using: &rng) {
+            artist.insert(
+              makeAlbum(&rng), at: Int.random(in: 0...artist.albums.count, using: &rng),
+              into: \.albums)
+          }
+        }
       default:
         artist.albums = artist.albums.shuffled(using: &rng)
       }

@@ -919,12 +919,12 @@ extension RelationControllerTests {
 /// hanging.
 extension RelationControllerTests {
   @Test(arguments: ["reverse", "shuffle", "reconfigure to reverse", "negate every key"])
-  func aWholeReorderOfTenThousandElementsIsFast(_ kind: String) {
+  func aWholeReorderOfTwentyThousandElementsIsFast(_ kind: String) {
     let done = DispatchSemaphore(value: 0)
     let outcome = _Lock<[String]>([])
     Thread.detachNewThread {
       defer { done.signal() }
-      let count = 10_000
+      let count = 20_000
       let artist = Artist((0..<count).map { Album("a\($0)", year: $0 % 97) })
       let sortedByYear = kind != "reverse" && kind != "shuffle"
       guard
@@ -947,7 +947,7 @@ extension RelationControllerTests {
       outcome.withLock { $0 = [shown == [current] ? "replays" : "differs", "\(current.count)"] }
     }
     let finished = done.wait(timeout: .now() + .seconds(120)) == .success
-    #expect(finished, "\(kind) of 10,000 elements did not finish within 120 s")
-    #expect(outcome.withLock { $0 } == ["replays", "10000"])
+    #expect(finished, "\(kind) of 20,000 elements did not finish within 120 s (quadratic?)")
+    #expect(outcome.withLock { $0 } == ["replays", "20000"])
   }
 }

@@ -234,3 +234,27 @@ func measureNaiveReplacements(
   return RelationCost(
     nanoseconds: cost, inserts: Double(inserts) / Double(repetitions * replacements))
 }
+
+/// Seconds for whole reorders of a fixture over `count` albums (one run each, in turn): the
+/// array reversed, shuffled, and the controller reconfigured to the reverse order.
+func measureReorders(_ count: Int, seed: UInt64) throws -> [(name: String, seconds: Double)] {
+  var rng = SplitMix64(seed: seed)
+  let fixture = try RelationFixture(makeAlbums(count, &rng))
+  func seconds(_ body: () throws -> Void) rethrows -> Double {
+    let start = DispatchTime.now().uptimeNanoseconds
+    try body()
+    return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+  }
+  return [
+    ("reversing the array", seconds { fixture.artist.albums.reverse() }),
+    ("shuffling the array", seconds { fixture.artist.albums.shuffle(using: &rng) }),
+    (
+      "reconfiguring to the reverse order",
+      try seconds {
+        try fixture.controller.reconfigure {
+          $0.sortedBy = [SortDescriptor(\.year, order: .reverse)]
+        }
+      }
+    ),
+  ]
+}

@@ -53,6 +53,10 @@
 //   is 1% churn; both arrays stay alive): time per assignment, 2 per run, best of 3. Naive: the
 //   naive content of the assigned array (both sorts, as above), `difference(from:)` the
 //   previous content, `.inferringMoves()`; 2 per run, best of 3.
+// - Whole reorders: one fixture per size (10^4 and 10^5; 10^3 and 10^4 with --quick), the
+//   array reversed, then shuffled, then the controller reconfigured to the reverse order, each
+//   timed once (the whole call, change set included); the goal is the growth from the small
+//   size to the middle one (O(n log n): at most 15x for 10x the elements).
 // - Memory: glibc's `mallinfo2()`, bytes in use including mmapped chunks (`uordblks + hblkhd`;
 //   the controller's large tables are mmapped), after creating the controller minus before,
 //   divided by the number of albums; the models and the array exist before. Building time is
@@ -441,6 +445,17 @@ func duration(_ nanoseconds: Double) -> String {
   add(
     "  the same with a hand-written year comparison instead of the SortDescriptor",
     "\(handWrittenReplacementLine) (\(handWrittenReplacementTime) vs \(oursReplacing))")
+  // Whole reorders: O(n log n), so 10x the elements may cost at most 15x the time.
+  let smallReorders = try measureReorders(small, seed: 9)
+  let middleReorders = try measureReorders(middle, seed: 9)
+  for (smallOne, middleOne) in zip(smallReorders, middleReorders) {
+    let growth = middleOne.seconds / smallOne.seconds
+    add(
+      "relation: \(smallOne.name), N=\(size(middle)) / N=\(size(small))",
+      ratio(growth)
+        + String(format: " (%.3f s vs %.3f s)", middleOne.seconds, smallOne.seconds),
+      goal: "<= 15x", met: growth <= 15)
+  }
 }
 // `--binding` runs only the section above.
 if !CommandLine.arguments.contains("--binding") { try relationBenchmarks() }
