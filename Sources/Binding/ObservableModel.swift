@@ -4,7 +4,12 @@ import Synchronization
 ///
 /// Adopt it with one extra line, the per-object storage that observation uses; mark each
 /// observable stored property `@Observed`. No base class is needed, so a model can inherit from
-/// anything.
+/// any class of yours (`final class Note: Document, ObservableModel`).
+///
+/// A model is a `final` class: the protocol's requirements refer to `Self`, so a non-final class
+/// cannot adopt it (the compiler says that a requirement "cannot be satisfied by a non-final
+/// class"), and models do not form hierarchies of observable classes. To share observable
+/// properties, compose models (a model holding another, observed through `\.address?.city`).
 ///
 /// ```swift
 /// final class User: ObservableModel {
