@@ -144,3 +144,25 @@ extension DeletionTests {
     token.cancel()
   }
 }
+
+extension DeletionTests {
+  /// A deletion announced by an observer of a write, before the write reached the later
+  /// observers: they hear the write's change, then the deletion with the current value
+  /// (issue 13, item 6: the second observer heard `deletion 0 0` while the property was 5, and
+  /// never heard 5).
+  @Test func aDeletionAnnouncedDuringAWriteStillDeliversThatWrite() {
+    let user = User()
+    var second: [String] = []
+    let deleting = user.observe(\.age) { [unowned user] change in
+      if change.newValue == 5 { user.announceDeletion() }
+    }
+    let hearing = user.observe(\.age) { change in
+      second.append(
+        "\(change.isDeletion ? "deletion" : "change") \(change.oldValue) \(change.newValue)")
+    }
+    user.age = 5
+    #expect(second == ["change 0 5", "deletion 5 5"])
+    deleting.cancel()
+    hearing.cancel()
+  }
+}

@@ -296,16 +296,20 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
   override func deliverDeletion(of object: AnyObject) {
     // Deletion is announced by the root itself, which is `Root`.
     let root = unsafeDowncast(object, to: Root.self)
-    let last: Value?
-    if !_keepsValue {
-      // Nothing kept: the value now (the root is alive while it announces its deletion).
-      last = isActive ? read(root) : nil
-    } else {
-      last = _single ? _singleValue : _state.withLock({ $0?.value })
+    guard isActive else { return }
+    // The value now (the root is alive while it announces its deletion): a write whose
+    // notification is still under way (the deletion was announced by an earlier observer of the
+    // same write) has not reached this registration yet, and must not be lost.
+    let current = read(root)
+    let last: Value? = _keepsValue ? (_single ? _singleValue : _state.withLock({ $0?.value })) : nil
+    if let last, let isEqual, !isEqual(last, current) {
+      // It changed since the last delivery: that change first, then the deletion.
+      _ = dispatch(
+        KeyPathChange(object: root, keyPath: path, oldValue: last, newValue: current), lifetime)
     }
-    guard let value = last else { return }
     _ = dispatch(
-      KeyPathChange(object: root, keyPath: path, oldValue: value, newValue: value, kind: .deletion),
+      KeyPathChange(
+        object: root, keyPath: path, oldValue: current, newValue: current, kind: .deletion),
       lifetime)
   }
 }
