@@ -428,6 +428,32 @@ extension RelationControllerTests {
     #expect(log.failures.isEmpty, "\(log.failures)")
   }
 
+  /// Inside one `coalesce` block too: each edit's event is folded at once (nothing holds the
+  /// array until the block ends), so a run of inserts stays in place, O(k log n), and the
+  /// block is still one change set (issue 13, item 1: each queued event held a copy of the
+  /// array, and 10^5 inserts in one block did not finish).
+  @Test func fineGrainedEditsInOneCoalescedBlockAreInPlace() throws {
+    let artist = Artist(makeAlbums([("a", 1), ("b", 2)]))
+    artist.albums.reserveCapacity(256)
+    let albums = try RelationController(
+      \.albums, of: artist, sortedBy: [SortDescriptor(\.year)], delivery: .synchronous)
+    let log = ChangeLog(albums)
+    let before = storage(of: artist.albums)
+    var moved = false
+    coalesce {
+      for index in 0..<100 {
+        artist.insert(Album("n\(index)", year: 3 + index), at: artist.albums.count, into: \.albums)
+        moved = moved || storage(of: artist.albums) != before
+      }
+      artist.remove(at: 0, from: \.albums)
+    }
+    #expect(!moved, "an edit inside the block copied the array")
+    #expect(storage(of: artist.albums) == before)
+    #expect(log.count == 1)
+    #expect(albums.count == 101)
+    #expect(log.failures.isEmpty, "\(log.failures)")
+  }
+
   @Test func aSharedArrayIsCopiedAndItsObserversHearOldAndNewValues() throws {
     let artist = Artist(makeAlbums([("a", 1)]))
     artist.albums.reserveCapacity(64)

@@ -256,5 +256,16 @@ func measureReorders(_ count: Int, seed: UInt64) throws -> [(name: String, secon
         }
       }
     ),
+    (
+      "as many appends as albums, in one coalesce block",
+      seconds {
+        let added = makeAlbums(count, &rng)
+        coalesce {
+          for album in added {
+            fixture.artist.insert(album, at: fixture.artist.albums.count, into: \.albums)
+          }
+        }
+      }
+    ),
   ]
 }

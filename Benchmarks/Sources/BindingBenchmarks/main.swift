@@ -54,8 +54,9 @@
 //   naive content of the assigned array (both sorts, as above), `difference(from:)` the
 //   previous content, `.inferringMoves()`; 2 per run, best of 3.
 // - Whole reorders: one fixture per size (10^4 and 10^5; 10^3 and 10^4 with --quick), the
-//   array reversed, then shuffled, then the controller reconfigured to the reverse order, each
-//   timed once (the whole call, change set included); the goal is the growth from the small
+//   array reversed, then shuffled, then the controller reconfigured to the reverse order, then
+//   as many albums appended as there are, each with `insert(_:at:into:)`, in one `coalesce`
+//   block; each timed once (the whole call, change set included); the goal is the growth from the small
 //   size to the middle one (O(n log n): at most 15x for 10x the elements).
 // - Memory: glibc's `mallinfo2()`, bytes in use including mmapped chunks (`uordblks + hblkhd`;
 //   the controller's large tables are mmapped), after creating the controller minus before,

@@ -102,6 +102,35 @@ struct _Pipeline<Event> {
     phase = .draining
   }
 
+  /// The caller folds the queued events now, as the drainer, if nobody drains and no drain is
+  /// scheduled (`false` otherwise): a relation write's event holds the array, which the next
+  /// in-place edit would have to copy while the event waits for the end of a `coalesce` block.
+  mutating func beginFold() -> Bool {
+    guard phase == .idle else { return false }
+    phase = .draining
+    return true
+  }
+
+  /// The fold begun by `beginFold()` ended: what to do now (a commit that came meanwhile is
+  /// drained as usual).
+  mutating func endFold() -> Action {
+    precondition(phase == .draining, "only the folder ends its fold")
+    phase = .idle
+    guard !_committed.isEmpty else { return .none }
+    return _requestDrain()
+  }
+
+  /// Takes the events of the open transaction only (not those of committed ones), for a fold.
+  mutating func takeOpenEvents() -> [Event] {
+    precondition(phase == .draining, "only the drainer takes events")
+    guard _committed.isEmpty, !_queue.isEmpty else { return [] }
+    defer {
+      _queue = []
+      _open = 0
+    }
+    return _queue
+  }
+
   /// A scheduled drain begins; `false` if it has nothing to do (another drain is running).
   mutating func beginDrain() -> Bool {
     guard phase == .scheduled else { return false }

@@ -57,6 +57,22 @@ extension RelationController {
       })
   }
 
+  /// Queues a write of the relation and, unless a drain is running or scheduled, folds it at
+  /// once on this thread (as the drainer): the event holds the relation's array, and folding it
+  /// now lets it go, so that the next fine-grained edit in the same `coalesce` block edits the
+  /// array in place instead of copying it (a run of inserts in one block stays O(k log n)).
+  func _enqueueRelation(_ event: _Event) {
+    let folds = _lock.withLock { state -> (Bool, _Pipeline<_Event>.Action) in
+      if state.ownerGone { return (false, .none) }
+      let action = state.pipeline.receive(event)
+      return (state.pipeline.beginFold(), action)
+    }
+    _perform(folds.1)
+    guard folds.0 else { return }
+    for event in _lock.withLock({ $0.pipeline.takeOpenEvents() }) { _fold(event) }
+    _perform(_lock.withLock { $0.pipeline.endFold() })
+  }
+
   /// Queues an event that is a transaction of its own.
   func _enqueueTransaction(_ event: _Event) {
     _perform(_lock.withLock { $0.pipeline.receiveTransaction(event) })

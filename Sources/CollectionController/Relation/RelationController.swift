@@ -652,7 +652,8 @@ extension RelationController {
         if change.isDeletion {
           controller._ownerAnnouncedDeletion()
         } else {
-          controller._enqueue(.relation(.array(change.newValue), hint: controller._hint()))
+          controller._enqueueRelation(
+            .relation(.array(change.newValue), hint: controller._hint()))
         }
       }
     }
@@ -674,7 +675,8 @@ extension RelationController {
         if change.isDeletion {
           controller._ownerAnnouncedDeletion()
         } else {
-          controller._enqueue(.relation(.set(change.newValue), hint: controller._hint()))
+          controller._enqueueRelation(
+            .relation(.set(change.newValue), hint: controller._hint()))
         }
       }
     }
