@@ -182,10 +182,11 @@ extension BindingReceiver {
       if let isEqual, isEqual(receiver[keyPath: key], value) { return }
       receiver[keyPath: key] = value
     }
-    let apply: (Self, Value) -> Void = { receiver, value in
+    let apply: (Self, Value, _Lifetime) -> Void = { receiver, value, lifetime in
       if guardID.isApplyingOnThisThread {
-        // A new source value came back while this binding writes: applied right after.
-        guardID.keep { set(receiver, value) }
+        // A new source value came back while this binding writes: applied right after, unless
+        // the binding ended meanwhile (unbind, or a new binding of the key).
+        guardID.keep { if lifetime.isActive { set(receiver, value) } }
         return
       }
       guardID.apply({ set(receiver, value) }) { "\(Self.self).\(key) ← \(Source.self).\(path)" }
@@ -197,8 +198,9 @@ extension BindingReceiver {
       let value = change.newValue
       route.run { [weak self] in
         // Re-checked when its turn comes: a binding ended meanwhile (unbind, a new binding of
-        // the key) writes nothing.
-        if lifetime.isActive, let self { apply(self, transform(value)) }
+        // the key) writes nothing; one ended by its source's deletion still writes what was
+        // queued before it.
+        if lifetime.mayDeliver, let self { apply(self, transform(value), lifetime) }
       }
       return true
     }
@@ -207,7 +209,7 @@ extension BindingReceiver {
     let record = source._register(
       path, read: read, options: [], target: nil, receiver: self, dispatch: dispatch)
     guard let record else { return }
-    apply(self, transform(read(source)))
+    apply(self, transform(read(source)), record.lifetime)
     _BindingRegistry.shared.add(receiver: self, key: key, lifetime: record.lifetime)
   }
 }

@@ -65,6 +65,22 @@ extension BindingReentrancyTests {
     token.cancel()
   }
 
+  /// A value kept for later is not written once the binding ended meanwhile.
+  @Test func aKeptValueIsNotWrittenAfterUnbind() {
+    let a = Cell()
+    let b = Cell()
+    b.bind(\.x, to: a, \.x)
+    let observer = b.observe(\.x) { [unowned a, unowned b] change in
+      guard change.newValue == 50 else { return }
+      a.x = 10  // comes back to the binding: kept for after this write…
+      b.unbind(\.x)  // …which ends the binding first
+    }
+    a.x = 50
+    #expect(b.x == 50)
+    #expect(a.x == 10)
+    observer.cancel()
+  }
+
   @Test func aBindingCycleThatNeverSettlesTraps() async throws {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       let a = Cell()

@@ -106,4 +106,25 @@ extension CancelledDeliveryTests {
     #expect(heard.withLock { $0 } == ["last", "deleted"])
     token.cancel()
   }
+
+  /// A token cancelled by a synchronous observer of the deletion stays cancelled: the deletion
+  /// that ends the registration afterwards does not let its queued deliveries run again.
+  @Test func aTokenCancelledWhileItsObjectIsDeletedStaysCancelled() {
+    let queue = DispatchQueue(label: "CancelledDeliveryTests.teardown")
+    let user = User()
+    let heard = _Lock<[String]>([])
+    let token = user.observe(\.name, delivery: .queue(queue)) { change in
+      heard.withLock { $0.append(change.newValue) }
+    }
+    let teardown = user.observeEvents(delivery: .synchronous) { event in
+      if case .deleted = event { token.cancel() }
+    }
+    queue.suspend()
+    user.name = "queued"
+    user.announceDeletion()
+    queue.resume()
+    queue.sync {}
+    #expect(heard.withLock { $0 }.isEmpty)
+    teardown.cancel()
+  }
 }

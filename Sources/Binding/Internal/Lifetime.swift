@@ -23,26 +23,36 @@ final class _Lifetime: Sendable {
   /// Set when the registration ended because its object announced its deletion.
   @usableFromInline
   let _endedByDeletion = Atomic<Bool>(false)
+  /// Set by every `cancel()`, also one that comes after the deletion ended the registration.
+  @usableFromInline
+  let _cancelled = Atomic<Bool>(false)
 
   /// Whether a delivery queued for another context (the main actor, a queue, an actor) may
   /// still run when its turn comes: the registration is active, or it ended because its object
   /// was deleted (what was queued before, and the deletion event itself, still arrive). After
-  /// `cancel()` (a token, `removeTarget`, `unbind`) nothing queued runs.
+  /// `cancel()` (a token, `removeTarget`, `unbind`) nothing queued runs, even after a deletion.
   @inlinable
   var mayDeliver: Bool {
-    isActive || _endedByDeletion.load(ordering: .acquiring)
+    !_cancelled.load(ordering: .acquiring)
+      && (isActive || _endedByDeletion.load(ordering: .acquiring))
   }
 
   /// Ends the registration because its object announced its deletion (see `mayDeliver`).
   func endAfterDeletion() {
     _endedByDeletion.store(true, ordering: .releasing)
-    cancel()
+    _end()
   }
 
   /// Ends the registration: nothing is delivered after this returns (on this thread; a delivery
   /// already running on another thread may finish). Idempotent.
   @usableFromInline
   func cancel() {
+    _cancelled.store(true, ordering: .releasing)
+    _end()
+  }
+
+  /// Ends the registration once, whoever ends it.
+  private func _end() {
     guard _active.exchange(false, ordering: .acquiringAndReleasing) else { return }
     let taken = _state.withLock { state in
       let taken = state
@@ -58,6 +68,7 @@ final class _Lifetime: Sendable {
   func onEnd(_ action: @escaping @Sendable () -> Void) {
     let runNow = _state.withLock { state -> Bool in
       guard isActive else { return true }
+      precondition(state.onEnd == nil, "Binding: a registration has one end action")
       state.onEnd = action
       return false
     }

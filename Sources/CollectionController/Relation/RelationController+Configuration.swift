@@ -146,7 +146,7 @@ struct _Config<Element: ObservableModel, SectionKey: Hashable & Comparable> {
   /// equal to themselves (a NaN is not, and cannot be ordered), and a predicate must not throw
   /// for them.
   func validate(_ elements: [Element]) throws(RelationConfigurationError) {
-    for element in elements where !element.isDeleted {
+    for element in elements where !element.isDeleted && includes(element) {
       let key = sectionedBy(element)
       if key != key {
         throw RelationConfigurationError(

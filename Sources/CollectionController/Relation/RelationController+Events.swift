@@ -40,7 +40,7 @@ extension RelationController {
   func _ownerAnnouncedDeletion() {
     _perform(
       _lock.withLock { state in
-        guard !state.ownerGone else { return .none }
+        guard !state.ownerGone, !state.ownerDeleted else { return .none }
         state.ownerDeleted = true
         return state.pipeline.receive(.ownerDeleted)
       })
@@ -75,7 +75,7 @@ extension RelationController {
 
   /// Queues an event that is a transaction of its own.
   func _enqueueTransaction(_ event: _Event) {
-    _perform(_lock.withLock { $0.pipeline.receiveTransaction(event) })
+    _perform(_lock.withLock { $0.ownerGone ? .none : $0.pipeline.receiveTransaction(event) })
   }
 
   /// Does what the pipeline asked for, outside the lock.
@@ -157,7 +157,7 @@ extension RelationController {
       let previous = claim.watch
       let (watch, fingerprint) = _watch(element, replacing: previous, claim.config)
       let outcome = _lock.withLock { state -> _RewatchOutcome in
-        guard let member = state.members[claim.id], member.rewatching != 0,
+        guard !state.ownerGone, let member = state.members[claim.id], member.rewatching != 0,
           member.claim == claim.generation
         else {
           // Overtaken: the element left, came back as a new member, or was deleted.

@@ -31,10 +31,23 @@ extension RelationController {
       watch?.end(of: element, sink: _sink)
       _touch(element)
     case .ownerGone:
-      // The content stays; only the observation of the elements ends.
-      for member in _write({ $0.members.values }) {
-        member.watch?.end(of: _element(member), sink: _sink)
+      // The content stays; only the observation of the elements ends. A re-watch under way is
+      // overtaken (its claim no longer matches), so it installs nothing and reports nothing.
+      let members = _write { state in
+        let members = state.members.values
+        for member in members {
+          let id = ObjectIdentifier(member.object)
+          state.members[id]?.rewatching = 0
+          state.members[id]?.claim = member.claim &+ 1
+        }
+        return members
       }
+      for member in members { member.watch?.end(of: _element(member), sink: _sink) }
+      // Nothing more is reported, not even what was folded but not yet committed.
+      _work.dirty = []
+      _work.dirtyIndex = [:]
+      _work.latestFingerprints = [:]
+      _work.namesBeforeReconfiguration = nil
     case .ownerDeleted:
       for id in _write({ $0.members.keys }) { _leave(id) }
       _work.lastArrayCount = 0

@@ -167,6 +167,9 @@ public final class RelationController<
     _drainQueue()
     let token = register(self)
     _relationToken = token
+    // Deleted between the check above and the registration: the content empties, as if the
+    // deletion came just after (and the registration's end below is not a deallocation).
+    if owner.isDeleted { _ownerAnnouncedDeletion() }
     // Through the non-generic protocol: a `@Sendable` closure must capture no generic metatype.
     let receiver: any _StreamOwner = self
     token.onEnd { [weak receiver] in receiver?._ownerDeallocated() }
