@@ -191,7 +191,7 @@ public struct RelationChangeSequence<Model>: AsyncSequence {
 protocol _StreamOwner: AnyObject, Sendable {
   func _endStream(_ id: UInt64)
   func _removeHandler(_ id: UInt64)
-  func _ownerDeallocated()
+  func _ownerEnded(deleted: Bool)
 }
 
 extension RelationController: _StreamOwner {

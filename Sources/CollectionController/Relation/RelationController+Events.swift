@@ -35,23 +35,18 @@ extension RelationController {
     _perform(_lock.withLock { $0.ownerGone ? .none : $0.pipeline.receive(event) })
   }
 
-  /// The owner announced its deletion: the content empties (its registration ends right after,
-  /// which is not a deallocation).
-  func _ownerAnnouncedDeletion() {
+  /// The owner announced its deletion (`deleted`: the content empties in the transaction of
+  /// the announcement, and its registration ends right after, which is not a deallocation), or
+  /// was deallocated (the content stays as it is, no change set follows, the elements stop
+  /// being observed). Whichever comes first decides.
+  func _ownerEnded(deleted: Bool) {
     _perform(
       _lock.withLock { state in
         guard !state.ownerGone, !state.ownerDeleted else { return .none }
-        state.ownerDeleted = true
-        return state.pipeline.receive(.ownerDeleted)
-      })
-  }
-
-  /// The owner was deallocated (its relation's registration ended with it): the content stays
-  /// as it is and no change set follows; the elements stop being observed.
-  func _ownerDeallocated() {
-    _perform(
-      _lock.withLock { state in
-        guard !state.ownerGone, !state.ownerDeleted else { return .none }
+        if deleted {
+          state.ownerDeleted = true
+          return state.pipeline.receive(.ownerDeleted)
+        }
         state.ownerGone = true
         return state.pipeline.receiveTransaction(.ownerGone)
       })
@@ -120,10 +115,10 @@ extension RelationController {
   /// overtaken by the drainer (the element left, came back, or was deleted) ends only the
   /// watch it made.
   ///
-  /// With `reporting`, the commit also queues the element's event, under the same lock (so
-  /// that the drainer never finds the queue empty while a re-watched element's event is on its
-  /// way).
-  func _rewatch(_ id: ObjectIdentifier, reporting: Bool = false) -> _Rewatched? {
+  /// The commit does what `commit` says, under the same lock: queue the element's event (so that
+  /// the drainer never finds the queue empty while a re-watched element's event is on its way),
+  /// or make the fingerprint the member's baseline (an element entering, a reconfiguration).
+  func _rewatch(_ id: ObjectIdentifier, commit: _RewatchCommit) -> _Rewatched? {
     let claim = _lock.withLock { state -> _RewatchClaim? in
       guard !state.ownerGone, let member = state.members[id] else { return nil }
       guard member.rewatching == 0 else {
@@ -133,7 +128,7 @@ extension RelationController {
       guard let watch = member.watch else { return nil }  // deleted
       return _claim(id, member, watch: watch, state)
     }
-    return claim.flatMap { _rewatch($0, reporting: reporting) }
+    return claim.flatMap { _rewatch($0, commit: commit) }
   }
 
   /// Claims the member `id` for a re-watch (under the lock).
@@ -149,7 +144,7 @@ extension RelationController {
   }
 
   /// Evaluates and commits a claimed re-watch, again while something fires meanwhile.
-  func _rewatch(_ claim: _RewatchClaim, reporting: Bool = false) -> _Rewatched? {
+  func _rewatch(_ claim: _RewatchClaim, commit: _RewatchCommit) -> _Rewatched? {
     var claim = claim
     var firedMeanwhile = false
     while true {
@@ -167,9 +162,13 @@ extension RelationController {
         guard let watch, member.rewatching == 2 else {
           state.members[claim.id]?.rewatching = 0
           guard watch != nil else { return .deleted }
-          guard reporting else { return .done(.none) }
-          return .done(
-            state.pipeline.receive(.element(element, fingerprint: fingerprint)))
+          switch commit {
+          case .reportsEvent:
+            return .done(state.pipeline.receive(.element(element, fingerprint: fingerprint)))
+          case .setsBaseline:
+            state.members[claim.id]?.fingerprint = fingerprint
+            return .done(.none)
+          }
         }
         state.members[claim.id]?.rewatching = 1
         return .again(
@@ -191,23 +190,33 @@ extension RelationController {
         // the new one, and then finds no live watch).
         _enqueue(.deleted(claim.id))
         return nil
-      case .done, .again:
-        if let previous, let watch, !watch.isSame(as: previous) {
-          previous.end(of: element, sink: _sink, except: watch.listed)
-        }
-        switch outcome {
-        case .again(let next):
-          firedMeanwhile = true
-          claim = next
-        case .done(let action):
-          _perform(action)
-          return _Rewatched(
-            element: element, fingerprint: fingerprint, firedMeanwhile: firedMeanwhile)
-        default:
-          return nil
-        }
+      case .done(let action):
+        _endPrevious(previous, replacedBy: watch, of: element)
+        _perform(action)
+        return _Rewatched(
+          element: element, fingerprint: fingerprint, firedMeanwhile: firedMeanwhile)
+      case .again(let next):
+        _endPrevious(previous, replacedBy: watch, of: element)
+        firedMeanwhile = true
+        claim = next
       }
     }
+  }
+
+  /// Ends the watch a committed re-watch replaced (sparing the new one, which a `.lone` handle
+  /// could otherwise end too).
+  func _endPrevious(_ previous: _WatchHandle?, replacedBy watch: _WatchHandle?, of element: Element)
+  {
+    guard let previous, let watch, !watch.isSame(as: previous) else { return }
+    previous.end(of: element, sink: _sink, except: watch.listed)
+  }
+
+  /// What a committed re-watch does besides installing its watch.
+  enum _RewatchCommit {
+    /// Queue the element's event (a write fired its watch).
+    case reportsEvent
+    /// Make the fingerprint the member's baseline (it entered, or the configuration changed).
+    case setsBaseline
   }
 
   /// A re-watch's hold on a member: what it re-watches, with what, and its claim's generation.
@@ -261,6 +270,6 @@ extension RelationController: _WatchReceiver {
       return
     }
     // The commit queues the element's event.
-    _ = _rewatch(id, reporting: true)
+    _ = _rewatch(id, commit: .reportsEvent)
   }
 }

@@ -83,8 +83,7 @@ extension RelationController {
         let id = ObjectIdentifier(element)
         // With the new configuration (read under the lock). `nil`: deleted, or another thread
         // is re-watching it, and re-watches again with the new configuration and reports it.
-        if let rewatched = _rewatch(id) {
-          _write { $0.members[id]?.fingerprint = rewatched.fingerprint }
+        if let rewatched = _rewatch(id, commit: .setsBaseline) {
           // Another thread's write came in meanwhile and reported through this re-watch.
           _touch(element, changed: rewatched.firedMeanwhile)
         } else {
@@ -120,18 +119,13 @@ extension RelationController {
     _work.claimSeed &+= 4_099
     var member = _RelationMember(
       object: element, label: label, occurrences: occurrences, watch: nil, fingerprint: 0)
-    member.rewatching = 1
     member.claim = _work.claimSeed
-    let config = _write { state in
+    let claim = _write { state in
       state.members[id] = member
-      return state.config
+      return _claim(id, member, watch: nil, state)
     }
     // An element that announced its deletion gets no watch, and is a deleted member.
-    let claim = _RewatchClaim(
-      id: id, element: element, watch: nil, config: config, generation: member.claim)
-    if let rewatched = _rewatch(claim) {
-      _write { $0.members[id]?.fingerprint = rewatched.fingerprint }
-    }
+    _ = _rewatch(claim, commit: .setsBaseline)
     _touch(element)
   }
 

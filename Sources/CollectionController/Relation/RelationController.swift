@@ -169,10 +169,10 @@ public final class RelationController<
     _relationToken = token
     // Deleted between the check above and the registration: the content empties, as if the
     // deletion came just after (and the registration's end below is not a deallocation).
-    if owner.isDeleted { _ownerAnnouncedDeletion() }
+    if owner.isDeleted { _ownerEnded(deleted: true) }
     // Through the non-generic protocol: a `@Sendable` closure must capture no generic metatype.
     let receiver: any _StreamOwner = self
-    token.onEnd { [weak receiver] in receiver?._ownerDeallocated() }
+    token.onEnd { [weak receiver] in receiver?._ownerEnded(deleted: false) }
   }
 
   deinit {
@@ -653,7 +653,7 @@ extension RelationController {
         [weak controller] change in
         guard let controller else { return }
         if change.isDeletion {
-          controller._ownerAnnouncedDeletion()
+          controller._ownerEnded(deleted: true)
         } else {
           controller._enqueueRelation(
             .relation(.array(change.newValue), hint: controller._hint()))
@@ -676,7 +676,7 @@ extension RelationController {
         [weak controller] change in
         guard let controller else { return }
         if change.isDeletion {
-          controller._ownerAnnouncedDeletion()
+          controller._ownerEnded(deleted: true)
         } else {
           controller._enqueueRelation(
             .relation(.set(change.newValue), hint: controller._hint()))
