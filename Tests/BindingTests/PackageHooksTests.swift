@@ -85,3 +85,48 @@ private final class ProbeHolder: ObservableModel {
   let observation = ObservationStorage()
   @Observed var probe: Probe?
 }
+
+// MARK: - The end of a transaction
+
+/// Records the ends of transactions it hears, in a log shared with the test's observers.
+private final class EndRecorder: _TransactionObserver {
+  let log: _Lock<[String]>
+  init(_ log: _Lock<[String]>) { self.log = log }
+  func _transactionEnded() { log.withLock { $0.append("end") } }
+}
+
+extension PackageHooksTests {
+  /// `_afterCurrentTransaction`: at once outside any transaction; after the write's observers
+  /// (and its coalesced registrations) for one write; once at the end of the outermost block.
+  @Test func theEndOfATransactionIsHeardWhereItEnds() {
+    let log = _Lock<[String]>([])
+    let recorder = EndRecorder(log)
+    _afterCurrentTransaction(recorder)
+    #expect(log.withLock { $0 } == ["end"])
+
+    log.withLock { $0 = [] }
+    let user = User()
+    let first = user.observe(\.age, delivery: .synchronous) { _ in
+      _afterCurrentTransaction(recorder)
+      log.withLock { $0.append("first") }
+    }
+    let coalesced = user.observe(\.age, options: .coalesced, delivery: .synchronous) { _ in
+      log.withLock { $0.append("coalesced") }
+    }
+    let second = user.observe(\.age, delivery: .synchronous) { _ in
+      log.withLock { $0.append("second") }
+    }
+    user.age = 1
+    #expect(log.withLock { $0 } == ["first", "second", "coalesced", "end"])
+
+    log.withLock { $0 = [] }
+    coalesce {
+      user.age = 2
+      coalesce { user.age = 3 }
+      #expect(log.withLock { $0 } == ["first", "second", "first", "second"])
+    }
+    #expect(
+      log.withLock { $0 } == ["first", "second", "first", "second", "coalesced", "end", "end"])
+    for token in [first, coalesced, second] { token.cancel() }
+  }
+}
