@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import CollectionController
@@ -138,7 +139,7 @@ extension OrderLabelsTests {
 
   /// Random inserts into an array keep the labels strictly increasing, with relabeling.
   @Test func randomInsertsKeepLabelsInOrder() {
-    var rng = SystemRandomNumberGenerator()
+    var rng = SplitMix64(seed: 42)  // seeded: a failure replays
     var labels: [UInt64] = []
     for _ in 0..<3_000 {
       let index = Int.random(in: 0...labels.count, using: &rng)
