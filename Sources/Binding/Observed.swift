@@ -16,7 +16,9 @@ import Synchronization
 /// ``ObservationOptions/everySet``).
 ///
 /// The wrapper is transparent: it is `Equatable`, `Hashable`, `Encodable` and `Decodable` as its
-/// value is, and encodes as the bare value.
+/// value is, and encodes as the bare value. Copying the storage into another object
+/// (`_name = other._name`, in a copying initialiser) copies the value and nothing else: the
+/// copy's observers are its own.
 ///
 /// - Important: `@Observed` works only in classes that adopt ``ObservableModel``; Swift rejects
 ///   it elsewhere at compile time.
@@ -24,6 +26,10 @@ import Synchronization
 public struct Observed<Value> {
   @usableFromInline
   var _value: Value
+  /// The address of the property's `_AnySlot` (its observers), set when the first one arrives;
+  /// unowned (the object's state owns the slot). Storage copied from another object holds
+  /// that object's slot, so the accessors follow this pointer only once the object's state
+  /// vouches for it (see `_didSet`).
   @usableFromInline
   var _slot: UnsafeMutableRawPointer?
 
@@ -120,7 +126,10 @@ public struct Observed<Value> {
       if slot == nil { return }
       object[keyPath: storage]._slot = slot
     }
-    _didSet(object, slot: slot.unsafelyUnwrapped, state: state)
+    // A slot comes back when the storage held another object's (it was copied from there).
+    if let replacement = _didSet(object, slot: slot.unsafelyUnwrapped, state: state) {
+      object[keyPath: storage]._slot = replacement
+    }
   }
 }
 

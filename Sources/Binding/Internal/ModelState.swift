@@ -15,6 +15,8 @@ final class _ModelState: _Lock<_ModelState.State>, @unchecked Sendable {
   struct State {
     /// Slots of the object's properties (strong: the wrappers point at them unowned).
     var slots: [_AnySlot] = []
+    /// The newest list of the slots' addresses (see `ownsSlot(_:)`); it keeps the older ones.
+    var slotList: _SlotList?
     /// Registrations whose root is this object.
     var records: [_Record] = []
     /// Registrations that hear every property change and deletion of this object.
@@ -42,6 +44,10 @@ final class _ModelState: _Lock<_ModelState.State>, @unchecked Sendable {
   /// Whether the object announced its deletion (or died); written under the lock, so that
   /// checking it under the lock orders it with adding registrations.
   let _isDeleted = Atomic<Bool>(false)
+  /// The address of `State.slotList` (unretained), and how many of its addresses are set: read
+  /// without the lock by `ownsSlot(_:)`.
+  private let _slotList = Atomic<UInt>(0)
+  private let _slotCount = Atomic<Int>(0)
   /// The retained `_RegistrarBox` of a model adopting `ObservationBridging`, or 0 until its
   /// first access.
   private let _registrar = Atomic<UInt>(0)
@@ -92,7 +98,39 @@ final class _ModelState: _Lock<_ModelState.State>, @unchecked Sendable {
 
   /// Keeps `slot` alive as long as the object.
   func adopt(slot: _AnySlot) {
-    withLock { $0.slots.append(slot) }
+    withLock { state in
+      state.slots.append(slot)
+      // Published for `ownsSlot(_:)`: the address is written, then the list that holds it,
+      // then the count, each release after the one before.
+      let count = _slotCount.load(ordering: .relaxed)  // written only under the lock
+      if let list = state.slotList, count < list.capacity {
+        list.addresses[count] = UInt(bitPattern: slot.address)
+      } else {
+        let grown = _SlotList(capacity: max(4, count * 2), copying: state.slotList, count: count)
+        grown.addresses[count] = UInt(bitPattern: slot.address)
+        state.slotList = grown
+        _slotList.store(
+          UInt(bitPattern: Unmanaged.passUnretained(grown).toOpaque()), ordering: .releasing)
+      }
+      _slotCount.store(count + 1, ordering: .releasing)
+    }
+  }
+
+  /// Whether `slot` is the slot of one of the object's properties, without the lock.
+  ///
+  /// A property's storage can be copied into another object (`_name = other._name`), slot
+  /// pointer and all; that pointer must not be followed (its object may be gone), so the
+  /// accessors check it here first. O(number of observed properties), a few loads each.
+  func ownsSlot(_ slot: UnsafeMutableRawPointer) -> Bool {
+    let count = _slotCount.load(ordering: .acquiring)
+    // The list loaded after the count holds at least `count` addresses; it and the lists it
+    // replaced live as long as this state.
+    guard count > 0, let raw = UnsafeRawPointer(bitPattern: _slotList.load(ordering: .acquiring))
+    else { return false }
+    let addresses = Unmanaged<_SlotList>.fromOpaque(raw)._withUnsafeGuaranteedRef { $0.addresses }
+    let wanted = UInt(bitPattern: slot)
+    for index in 0..<count where addresses[index] == wanted { return true }
+    return false
   }
 
   /// Adds a registration rooted at the object, dropping the ones that have ended.
@@ -209,4 +247,23 @@ final class _ModelState: _Lock<_ModelState.State>, @unchecked Sendable {
 /// that adopt `ObservationBridging`).
 final class _RegistrarBox: Sendable {
   let registrar = ObservationRegistrar()
+}
+
+/// The addresses of an object's slots, for `_ModelState.ownsSlot(_:)`: appended under the
+/// state's lock, read without it. A full list is replaced by a bigger copy that keeps the old
+/// one alive (a reader may still scan it), so the lists of one object take at most twice the
+/// newest one's memory.
+final class _SlotList {
+  let addresses: UnsafeMutablePointer<UInt>
+  let capacity: Int
+  private let previous: _SlotList?
+
+  init(capacity: Int, copying previous: _SlotList?, count: Int) {
+    self.capacity = capacity
+    self.previous = previous
+    addresses = .allocate(capacity: capacity)
+    if let previous { addresses.initialize(from: previous.addresses, count: count) }
+  }
+
+  deinit { addresses.deallocate() }
 }

@@ -211,7 +211,9 @@ func _recordRead<Root: ObservableModel>(
         }
         return slot
       }
-      guard let slot = slot ?? _makeSlot(object) else { return nil }
+      // Storage copied from another object's property holds that object's slot (see `_didSet`).
+      let owned = slot.flatMap { _isOwnSlot($0, of: object) ? $0 : nil }
+      guard let slot = owned ?? _makeSlot(object) else { return nil }
       Unmanaged<_AnySlot>.fromOpaque(slot)._withUnsafeGuaranteedRef { recorder.record($0) }
       return slot
     }

@@ -25,12 +25,36 @@ func _slotForUnobservedSet<Root: ObservableModel>(
   return observed ? _makeSlot(object) : nil
 }
 
-/// Notifies the observers of a property after an observed set.
+/// Notifies the observers of a property after an observed set; returns the slot the property's
+/// storage should hold from now on if it is not `rawSlot`, or `nil`.
+///
+/// `rawSlot` is followed only once the object's state says it is one of its slots: storage
+/// copied from another object's property (`_name = other._name`) holds that object's slot,
+/// which may be freed by now. Such a write is handled like a write of a property nobody
+/// observes yet.
 @usableFromInline
 @inline(never)
-func _didSet(
-  _ owner: AnyObject, slot rawSlot: UnsafeMutableRawPointer, state stateAddress: UInt
-) {
+func _didSet<Root: ObservableModel>(
+  _ owner: Root, slot rawSlot: UnsafeMutableRawPointer, state stateAddress: UInt
+) -> UnsafeMutableRawPointer? {
+  // A slot exists only once the object's state does: with no state (a lone watch), the slot
+  // is another object's.
+  let owned =
+    stateAddress & _loneWatchTag == 0
+    && Unmanaged<_ModelState>.fromOpaque(UnsafeRawPointer(bitPattern: stateAddress)!)
+      ._withUnsafeGuaranteedRef { $0.ownsSlot(rawSlot) }
+  if owned {
+    _notify(owner, slot: rawSlot, state: stateAddress)
+    return nil
+  }
+  var word = stateAddress
+  guard let made = _slotForUnobservedSet(owner, state: &word) else { return nil }
+  _notify(owner, slot: made, state: word)
+  return made
+}
+
+/// Tells the observers of `rawSlot`, a slot of `owner`, that its property changed.
+private func _notify(_ owner: AnyObject, slot rawSlot: UnsafeMutableRawPointer, state stateAddress: UInt) {
   // The object owns its slots and its state, and is alive during its own setter.
   let slot = Unmanaged<_AnySlot>.fromOpaque(rawSlot)
   _notifyingWrite {
@@ -49,6 +73,15 @@ func _didSet(
       slot.notify(owner)
     }
   }
+}
+
+/// Whether `slot` is the slot of one of `object`'s properties (see `_didSet`).
+func _isOwnSlot<Root: ObservableModel>(_ slot: UnsafeMutableRawPointer, of object: Root) -> Bool {
+  let word = object.observation._state.load(ordering: .acquiring)
+  guard word & _loneWatchTag == 0, let raw = UnsafeRawPointer(bitPattern: word) else {
+    return false
+  }
+  return Unmanaged<_ModelState>.fromOpaque(raw)._withUnsafeGuaranteedRef { $0.ownsSlot(slot) }
 }
 
 /// Runs `notify`, which tells the observers of one write, as that write: callbacks' writes nest

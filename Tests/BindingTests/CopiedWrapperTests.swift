@@ -1,0 +1,89 @@
+import Binding
+import Testing
+
+/// Issue 13, item 8: `@Observed` storage copied into another object (`_name = other._name`)
+/// must carry the value and nothing else. It used to carry the original object's observation
+/// slot too: the copy's writes reached the original's observers, and once the original was
+/// released the copy held a dangling pointer (AddressSanitizer: heap-use-after-free in
+/// `_AnySlot.append`).
+@Suite struct CopiedWrapperTests {
+  final class Note: ObservableModel {
+    let observation = ObservationStorage()
+    @Observed var text: String
+    @Observed var revision = 0
+
+    init(text: String) { self.text = text }
+
+    /// Copies the storage of every property, as a hand-written copy initialiser would.
+    init(copying other: Note) {
+      _text = other._text
+      _revision = other._revision
+    }
+  }
+
+  /// Promise: the copy starts with the original's values and shares no observers with it, in
+  /// either direction.
+  @Test func aCopyAndItsOriginalHaveSeparateObservers() {
+    let original = Note(text: "draft")
+    var heardOnOriginal: [String] = []
+    let originalToken = original.observe(\.text, options: .everySet) {
+      heardOnOriginal.append($0.newValue)
+    }
+    let copy = Note(copying: original)
+    #expect(copy.text == "draft")
+    var heardOnCopy: [String] = []
+    let copyToken = copy.observe(\.text, options: .everySet) { heardOnCopy.append($0.newValue) }
+
+    copy.text = "copy edit"
+    original.text = "original edit"
+    copy.text = "copy edit 2"
+
+    #expect(heardOnOriginal == ["original edit"])
+    #expect(heardOnCopy == ["copy edit", "copy edit 2"])
+    #expect(original.text == "original edit")
+    originalToken.cancel()
+    copyToken.cancel()
+  }
+
+  /// Promise: releasing the original leaves the copy whole: it can be observed, written and
+  /// observed again (this is where the dangling slot pointer was dereferenced).
+  @Test func aCopyOutlivesItsOriginal() {
+    var original: Note? = Note(text: "draft")
+    var originalHeard = 0
+    let originalToken = original?.observe(\.text) { _ in originalHeard += 1 }
+    original?.text = "observed"
+    #expect(originalHeard == 1)
+    // Strictly a copy of an object with an observed property (its slot exists now).
+    let copy = Note(copying: original!)  // just made above
+    weak let released = original
+    original = nil
+    originalToken?.cancel()
+    #expect(released == nil)
+
+    var heard: [String] = []
+    let first = copy.observe(\.text) { heard.append($0.newValue) }
+    let second = copy.observe(\.revision) { heard.append("revision \($0.newValue)") }
+    copy.text = "after"
+    copy.revision = 1
+    let third = copy.observe(\.text) { heard.append("third \($0.newValue)") }
+    copy.text = "again"
+    #expect(heard == ["after", "revision 1", "again", "third again"])
+    first.cancel()
+    second.cancel()
+    third.cancel()
+  }
+
+  /// Promise: an "any property" registration on the copy hears the copy's writes, even when the
+  /// copied storage still refers to the original's property.
+  @Test func anyPropertyObserverOfACopyHearsItsWrites() {
+    let original = Note(text: "draft")
+    let originalToken = original.observe(\.text) { _ in }
+    let copy = Note(copying: original)
+    var events = 0
+    let token = copy.observeEvents { _ in events += 1 }
+    copy.text = "edit"
+    #expect(events == 1)
+    token.cancel()
+    originalToken.cancel()
+  }
+}
