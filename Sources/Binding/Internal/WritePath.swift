@@ -54,7 +54,9 @@ func _didSet<Root: ObservableModel>(
 }
 
 /// Tells the observers of `rawSlot`, a slot of `owner`, that its property changed.
-private func _notify(_ owner: AnyObject, slot rawSlot: UnsafeMutableRawPointer, state stateAddress: UInt) {
+private func _notify(
+  _ owner: AnyObject, slot rawSlot: UnsafeMutableRawPointer, state stateAddress: UInt
+) {
   // The object owns its slots and its state, and is alive during its own setter.
   let slot = Unmanaged<_AnySlot>.fromOpaque(rawSlot)
   _notifyingWrite {
