@@ -47,6 +47,9 @@ final class Album: ObservableModel, Hashable, CustomStringConvertible {
   var decade: Int { year / 10 * 10 }
   var totalDuration: Int { tracks.reduce(0) { $0 + $1.duration } }
   var labelName: String { label?.name ?? "" }
+  /// The average track duration: NaN (0 / 0) for an album without tracks, a sort key that is
+  /// not totally ordered.
+  var averageDuration: Double { Double(totalDuration) / Double(tracks.count) }
   var description: String { name }
 
   static func == (lhs: Album, rhs: Album) -> Bool { lhs === rhs }
