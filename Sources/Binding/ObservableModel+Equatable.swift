@@ -7,7 +7,7 @@ extension ObservableModel {
   /// Registers a closure that hears every change of `keyPath`, until the token is cancelled or
   /// released, or the object is deallocated or deleted.
   ///
-  /// See ``observe(_:options:delivery:isolation:_:)-9cctr`` for the
+  /// See ``observe(_:options:delivery:isolation:_:)-52ki2`` for the
   /// full description; this overload compares `Equatable` values with their own `==`.
   ///
   /// ```swift
@@ -25,14 +25,14 @@ extension ObservableModel {
   /// - Complexity: O(*p*) to register, where *p* is the number of properties the key path reads.
   @_transparent
   public func observe<Value: Equatable>(
-    _ keyPath: KeyPath<Self, Value>,
+    _ keyPath: @autoclosure () -> KeyPath<Self, Value>,
     options: ObservationOptions = [],
     delivery: ObservationDelivery = .automatic,
     isolation: (any Actor)? = #isolation,
     _ handler: @escaping (KeyPathChange<Self, Value>) -> Void
   ) -> ObservationToken {
     _observe(
-      keyPath, read: _reader(keyPath), isEqual: { $0 == $1 }, options: options,
+      keyPath(), read: _reader(keyPath()), isEqual: { $0 == $1 }, options: options,
       delivery: delivery, isolation: isolation, handler)
   }
 
@@ -47,7 +47,8 @@ extension ObservableModel {
   ///
   /// - Parameters:
   ///   - target: The object that receives the changes; held weakly.
-  ///   - keyPath: What to observe.
+  ///   - keyPath: What to observe (evaluated twice at registration, see
+  ///     ``observe(_:options:delivery:isolation:_:)-52ki2``).
   ///   - options: Observation options.
   ///   - delivery: Where `action` runs; by default, where the registering code is isolated.
   ///   - isolation: The registering code's isolation; leave the default.
@@ -56,14 +57,14 @@ extension ObservableModel {
   @_transparent
   public func addTarget<Target: AnyObject, Value: Equatable>(
     _ target: Target,
-    for keyPath: KeyPath<Self, Value>,
+    for keyPath: @autoclosure () -> KeyPath<Self, Value>,
     options: ObservationOptions = [],
     delivery: ObservationDelivery = .automatic,
     isolation: (any Actor)? = #isolation,
     _ action: @escaping (Target, KeyPathChange<Self, Value>) -> Void
   ) {
     _addTarget(
-      target, for: keyPath, read: _reader(keyPath), isEqual: { $0 == $1 }, options: options,
+      target, for: keyPath(), read: _reader(keyPath()), isEqual: { $0 == $1 }, options: options,
       delivery: delivery, isolation: isolation, action)
   }
 
@@ -78,7 +79,8 @@ extension ObservableModel {
   /// - Parameters:
   ///   - target: The object whose method is called; held weakly.
   ///   - action: The method, as an unapplied reference (`ProfileView.nameChanged`).
-  ///   - keyPath: What to observe.
+  ///   - keyPath: What to observe (evaluated twice at registration, see
+  ///     ``observe(_:options:delivery:isolation:_:)-52ki2``).
   ///   - options: Observation options.
   ///   - delivery: Where the method runs.
   ///   - isolation: The registering code's isolation; leave the default.
@@ -87,13 +89,13 @@ extension ObservableModel {
   public func addTarget<Target: AnyObject, Value: Equatable>(
     _ target: Target,
     action: @escaping (Target) -> (KeyPathChange<Self, Value>) -> Void,
-    for keyPath: KeyPath<Self, Value>,
+    for keyPath: @autoclosure () -> KeyPath<Self, Value>,
     options: ObservationOptions = [],
     delivery: ObservationDelivery = .automatic,
     isolation: (any Actor)? = #isolation
   ) {
     _addTarget(
-      target, for: keyPath, read: _reader(keyPath), isEqual: { $0 == $1 }, options: options,
+      target, for: keyPath(), read: _reader(keyPath()), isEqual: { $0 == $1 }, options: options,
       delivery: delivery, isolation: isolation
     ) { target, change in action(target)(change) }
   }

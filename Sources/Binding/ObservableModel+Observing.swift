@@ -16,6 +16,10 @@ extension ObservableModel {
   /// - Parameters:
   ///   - keyPath: What to observe. It must read at least one `@Observed` property (otherwise
   ///     no change could ever be seen, and registering traps with a message naming it).
+  ///     Written as a literal (`\.name`) it is compiled into a direct read of what it names;
+  ///     the expression is evaluated twice at registration (once for reading, once for the
+  ///     changes' ``KeyPathChange/keyPath``), so pass a literal or a variable, not a call with
+  ///     side effects.
   ///   - options: ``ObservationOptions/initial``, ``ObservationOptions/coalesced``,
   ///     ``ObservationOptions/everySet``.
   ///   - delivery: Where the handler runs; by default, where the registering code is isolated.
@@ -25,14 +29,14 @@ extension ObservableModel {
   /// - Complexity: O(*p*) to register, where *p* is the number of properties the key path reads.
   @_transparent
   public func observe<Value>(
-    _ keyPath: KeyPath<Self, Value>,
+    _ keyPath: @autoclosure () -> KeyPath<Self, Value>,
     options: ObservationOptions = [],
     delivery: ObservationDelivery = .automatic,
     isolation: (any Actor)? = #isolation,
     _ handler: @escaping (KeyPathChange<Self, Value>) -> Void
   ) -> ObservationToken {
     _observe(
-      keyPath, read: _reader(keyPath), isEqual: _equality(of: Value.self), options: options,
+      keyPath(), read: _reader(keyPath()), isEqual: _equality(of: Value.self), options: options,
       delivery: delivery, isolation: isolation, handler)
   }
 
@@ -63,7 +67,7 @@ extension ObservableModel {
   ///
   /// - Parameters:
   ///   - target: The object that receives the changes.
-  ///   - keyPath: What to observe (see ``observe(_:options:delivery:isolation:_:)-9cctr``).
+  ///   - keyPath: What to observe (see ``observe(_:options:delivery:isolation:_:)-52ki2``).
   ///   - options: ``ObservationOptions/initial``, ``ObservationOptions/coalesced``,
   ///     ``ObservationOptions/everySet``.
   ///   - delivery: Where `action` runs; by default, where the registering code is isolated
@@ -74,14 +78,14 @@ extension ObservableModel {
   @_transparent
   public func addTarget<Target: AnyObject, Value>(
     _ target: Target,
-    for keyPath: KeyPath<Self, Value>,
+    for keyPath: @autoclosure () -> KeyPath<Self, Value>,
     options: ObservationOptions = [],
     delivery: ObservationDelivery = .automatic,
     isolation: (any Actor)? = #isolation,
     _ action: @escaping (Target, KeyPathChange<Self, Value>) -> Void
   ) {
     _addTarget(
-      target, for: keyPath, read: _reader(keyPath), isEqual: _equality(of: Value.self),
+      target, for: keyPath(), read: _reader(keyPath()), isEqual: _equality(of: Value.self),
       options: options, delivery: delivery, isolation: isolation, action)
   }
 
@@ -112,7 +116,8 @@ extension ObservableModel {
   /// - Parameters:
   ///   - target: The object whose method is called; held weakly.
   ///   - action: The method, as an unapplied reference (`ProfileView.nameChanged`).
-  ///   - keyPath: What to observe.
+  ///   - keyPath: What to observe (evaluated twice at registration, see
+  ///     ``observe(_:options:delivery:isolation:_:)-52ki2``).
   ///   - options: Observation options.
   ///   - delivery: Where the method runs.
   ///   - isolation: The registering code's isolation; leave the default.
@@ -121,13 +126,13 @@ extension ObservableModel {
   public func addTarget<Target: AnyObject, Value>(
     _ target: Target,
     action: @escaping (Target) -> (KeyPathChange<Self, Value>) -> Void,
-    for keyPath: KeyPath<Self, Value>,
+    for keyPath: @autoclosure () -> KeyPath<Self, Value>,
     options: ObservationOptions = [],
     delivery: ObservationDelivery = .automatic,
     isolation: (any Actor)? = #isolation
   ) {
     _addTarget(
-      target, for: keyPath, read: _reader(keyPath), isEqual: _equality(of: Value.self),
+      target, for: keyPath(), read: _reader(keyPath()), isEqual: _equality(of: Value.self),
       options: options, delivery: delivery, isolation: isolation
     ) { target, change in action(target)(change) }
   }

@@ -56,6 +56,51 @@ final class WeakTargetDidSet3 {
   var score = 0.0
 }
 
+/// The floor line with ten targets: the same `didSet`, each weakly held target loaded and
+/// handed its own change value.
+final class WeakTargetsDidSet3 {
+  typealias Change = WeakTargetDidSet3.Change
+  var targets: [WeakSink] = []
+  var action: (Sink, Change) -> Void = { _, _ in }
+  /// The change value's object; the floor's model stands in (same layout of the value).
+  let stand = WeakTargetDidSet3()
+  let agePath: KeyPath<WeakTargetDidSet3, Int> = \.age
+  var name = ""
+  var age = 0 {
+    didSet {
+      for box in targets {
+        guard let target = box.sink else { continue }
+        action(target, Change(object: stand, keyPath: agePath, oldValue: oldValue, newValue: age))
+      }
+    }
+  }
+  var score = 0.0
+}
+
+/// A weakly held sink.
+final class WeakSink {
+  weak var sink: Sink?
+  init(_ sink: Sink) { self.sink = sink }
+}
+
+/// A model read through a nested path (`\Person3.address?.city`).
+final class Person3: ObservableModel {
+  let observation = ObservationStorage()
+  @Observed var name = ""
+  @Observed var address: Address3?
+}
+
+/// The intermediate object of the nested path.
+final class Address3: ObservableModel {
+  let observation = ObservationStorage()
+  @Observed var city = 0
+}
+
+/// A binding's receiver.
+final class Gauge: BindingReceiver {
+  var value = 0
+}
+
 /// An action for `WeakTargetDidSet3`, made where the optimiser cannot see it.
 @inline(never)
 func opaqueTargetAction() -> (Sink, WeakTargetDidSet3.Change) -> Void {

@@ -96,11 +96,11 @@ if CommandLine.arguments.contains("--profile-replace") {
   exit(0)
 }
 if CommandLine.arguments.contains("--profile-target") {
+  // For profilers: one synchronous target, 2x10^7 writes.
   let model = Observed3()
   let sink = Sink()
-  let token = addSyncObserver(model, sink)
+  addSyncTarget(model, sink)
   setObserved(model, 20_000_000)
-  blackHole(token)
   print(sink.total)
   exit(0)
 }
@@ -150,13 +150,16 @@ if CommandLine.arguments.contains("--relation") {
 @inline(never) func set(_ o: Observed3, _ v: Int) { o.age = v }
 @inline(never) func set(_ o: DidSet3, _ v: Int) { o.age = v }
 @inline(never) func set(_ o: WeakTargetDidSet3, _ v: Int) { o.age = v }
+@inline(never) func set(_ o: WeakTargetsDidSet3, _ v: Int) { o.age = v }
 @inline(never) func set(_ o: SwiftObservable3, _ v: Int) { o.age = v }
 @inline(never) func set(_ o: Published3, _ v: Int) { o.age = v }
+@inline(never) func set(_ o: Address3, _ v: Int) { o.city = v }
 @inline(never) func get(_ o: Plain3) -> Int { o.age }
 @inline(never) func get(_ o: Observed3) -> Int { o.age }
 
 @inline(never) func setPlain(_ o: Plain3, _ n: Int) { for i in 0..<n { set(o, i) } }
 @inline(never) func setObserved(_ o: Observed3, _ n: Int) { for i in 0..<n { set(o, i) } }
+@inline(never) func setAddress(_ o: Address3, _ n: Int) { for i in 0..<n { set(o, i) } }
 // The getters cycle through 64 objects so that the optimiser cannot hoist a read out of the loop.
 @inline(never) func getPlain(_ o: [Plain3], _ n: Int) -> Int {
   var s = 0
@@ -172,72 +175,122 @@ if CommandLine.arguments.contains("--relation") {
 @inline(never) func setWeakTargetDidSet(_ o: WeakTargetDidSet3, _ n: Int) {
   for i in 0..<n { set(o, i) }
 }
+@inline(never) func setWeakTargetsDidSet(_ o: WeakTargetsDidSet3, _ n: Int) {
+  for i in 0..<n { set(o, i) }
+}
 @inline(never) func setSwiftObservable(_ o: SwiftObservable3, _ n: Int) {
   for i in 0..<n { set(o, i) }
 }
 @inline(never) func setPublished(_ o: Published3, _ n: Int) { for i in 0..<n { set(o, i) } }
 
-/// Registers a target-less observer (a closure holding the sink strongly, like the `didSet`
-/// baseline's stored closure) from nonisolated code.
+/// Registers a closure observer from nonisolated code (synchronous delivery).
 nonisolated func addSyncObserver(_ model: Observed3, _ sink: Sink) -> ObservationToken {
   model.observe(\.age) { change in sink.total &+= change.newValue &- change.oldValue }
 }
 
 /// Registers a target from nonisolated code, so that delivery is synchronous on the mutating
-/// thread (registering from the main actor would deliver on the main actor).
+/// thread.
 nonisolated func addSyncTarget(_ model: Observed3, _ sink: Sink) {
   model.addTarget(sink, for: \.age) { sink, change in
     sink.total &+= change.newValue &- change.oldValue
   }
 }
 
+/// Registers a target from the main actor, as a view controller does: delivery is on the main
+/// actor, synchronous when the write happens on the main thread (as it does here).
+@MainActor func addMainActorTarget(_ model: Observed3, _ sink: Sink) {
+  model.addTarget(sink, for: \.age) { sink, change in
+    sink.total &+= change.newValue &- change.oldValue
+  }
+}
+
+/// Registers a target on a nested path from nonisolated code.
+nonisolated func addNestedTarget(_ model: Person3, _ sink: Sink) {
+  model.addTarget(sink, for: \.address?.city) { sink, change in
+    sink.total &+= (change.newValue ?? 0) &- (change.oldValue ?? 0)
+  }
+}
+
+/// Binds a gauge to `age` from nonisolated code (synchronous delivery).
+nonisolated func addSyncBinding(_ gauge: Gauge, _ model: Observed3) {
+  gauge.bind(\.value, to: model, \.age)
+}
+
+let rounds = quick ? 3 : 11
+let fast = 2_000_000 / scale
+let slow = 200_000 / scale
+let bench = Rounds()
+
 let plain = Plain3()
 let observed = Observed3()
-let plainSet = measure(iterations: n) { setPlain(plain, $0) }
-let observedSet = measure(iterations: n) { setObserved(observed, $0) }
-addRatio(
-  "unobserved @Observed set / plain stored set (Int)", observedSet, over: plainSet, atMost: 2)
+let plainSet = bench.add(iterations: fast) { setPlain(plain, $0) }
+let observedSet = bench.add(iterations: fast) { setObserved(observed, $0) }
 let plains = (0..<64).map { _ in Plain3() }
 let observeds = (0..<64).map { _ in Observed3() }
-let plainGet = measure(iterations: n) { blackHole(getPlain(plains, $0)) }
-let observedGet = measure(iterations: n) { blackHole(getObserved(observeds, $0)) }
-addRatio("untracked @Observed get / plain get (Int)", observedGet, over: plainGet, atMost: 2)
+let plainGet = bench.add(iterations: fast) { blackHole(getPlain(plains, $0)) }
+let observedGet = bench.add(iterations: fast) { blackHole(getObserved(observeds, $0)) }
 
 let didSet = DidSet3()
 let didSetSink = Sink()
 didSet.onAge = opaqueAdder(didSetSink)
-let didSetCost = measure(iterations: n) { setDidSet(didSet, $0) }
+let didSetCost = bench.add(iterations: slow) { setDidSet(didSet, $0) }
 
-let targeted = Observed3()
-let targetSink = Sink()
-addSyncTarget(targeted, targetSink)
-let targetCost = measure(iterations: n) { setObserved(targeted, $0) }
-addRatio(
-  "one synchronous target / didSet calling one stored closure", targetCost, over: didSetCost,
-  atMost: 2)
-// The floor of any target registration, by hand: the weak load of the target and the change
-// value (object and key path retained) alone, against the same baseline.
+// The floor line: a hand-written `didSet` that loads the weakly held target and hands it a
+// change value (object, key path, old, new), with one target and with ten.
 let floorModel = WeakTargetDidSet3()
 let floorSink = Sink()
 floorModel.target = floorSink
 floorModel.action = opaqueTargetAction()
-let floorCost = measure(iterations: n) { setWeakTargetDidSet(floorModel, $0) }
-addRatio(
-  "  floor: didSet with a weak target and a change value, by hand / the same didSet", floorCost,
-  over: didSetCost)
+let floorCost = bench.add(iterations: slow) { setWeakTargetDidSet(floorModel, $0) }
+let floorTenModel = WeakTargetsDidSet3()
+let floorTenSinks = (0..<10).map { _ in Sink() }
+floorTenModel.targets = floorTenSinks.map { WeakSink($0) }
+floorTenModel.action = opaqueTargetAction()
+let floorTenCost = bench.add(iterations: slow / 10) { setWeakTargetsDidSet(floorTenModel, $0) }
+
+/// A model with `count` targets of one kind, and the variant that writes it.
+@MainActor func targets(
+  _ count: Int, iterations: Int, _ register: (Observed3, Sink) -> Void
+) -> (Int, [Sink]) {
+  let model = Observed3()
+  let sinks = (0..<count).map { _ in Sink() }
+  for sink in sinks { register(model, sink) }
+  return (bench.add(iterations: iterations) { setObserved(model, $0) }, sinks)
+}
+let (targetCost, targetSinks) = targets(1, iterations: slow, addSyncTarget)
+let (targetTenCost, targetTenSinks) = targets(10, iterations: slow / 10, addSyncTarget)
+let (mainActorCost, mainActorSinks) = targets(1, iterations: slow, addMainActorTarget)
+let (mainActorTenCost, mainActorTenSinks) = targets(
+  10, iterations: slow / 10, addMainActorTarget)
 
 let observedByClosure = Observed3()
 let closureSink = Sink()
 let closureToken = addSyncObserver(observedByClosure, closureSink)
-let closureCost = measure(iterations: n) { setObserved(observedByClosure, $0) }
-addRatio(
-  "one synchronous observer closure (observe) / didSet calling one stored closure", closureCost,
-  over: didSetCost, atMost: 2)
-blackHole(closureToken)
+let closureCost = bench.add(iterations: slow) { setObserved(observedByClosure, $0) }
+
+let boundModel = Observed3()
+let gauge = Gauge()
+addSyncBinding(gauge, boundModel)
+let bindCost = bench.add(iterations: slow) { setObserved(boundModel, $0) }
+let boundTenModel = Observed3()
+let gauges = (0..<10).map { _ in Gauge() }
+for gauge in gauges { addSyncBinding(gauge, boundTenModel) }
+let bindTenCost = bench.add(iterations: slow / 10) { setObserved(boundTenModel, $0) }
+
+let person = Person3()
+let address = Address3()
+person.address = address
+let nestedSink = Sink()
+addNestedTarget(person, nestedSink)
+let nestedCost = bench.add(iterations: slow) { setAddress(address, $0) }
+let personTen = Person3()
+let addressTen = Address3()
+personTen.address = addressTen
+let nestedTenSinks = (0..<10).map { _ in Sink() }
+for sink in nestedTenSinks { addNestedTarget(personTen, sink) }
+let nestedTenCost = bench.add(iterations: slow / 10) { setAddress(addressTen, $0) }
 
 let tracked = SwiftObservable3()
-let rearmCount = n / 20
-var rearmed = 0
 final class Counter: Sendable { let value = Atomic<Int>(0) }
 func rearm(_ model: SwiftObservable3, _ counter: Counter) {
   withObservationTracking {
@@ -247,29 +300,68 @@ func rearm(_ model: SwiftObservable3, _ counter: Counter) {
   }
 }
 let counter = Counter()
-let rearmCost = measure(iterations: rearmCount) { count in
+let rearmCost = bench.add(iterations: slow / 10) { count in
   for i in 0..<count {
     rearm(tracked, counter)
     tracked.age = i
   }
 }
-addRatio(
-  "withObservationTracking re-arm loop / one synchronous target", rearmCost, over: targetCost,
-  atLeast: 30)
 
 let published = Published3()
 let publishedSink = Sink()
 let cancellable = published.$age.sink { publishedSink.total &+= $0 }
-let publishedCost = measure(iterations: n) { setPublished(published, $0) }
-addRatio(
-  "OpenCombine @Published + sink / one synchronous target", publishedCost, over: targetCost,
-  atLeast: 8)
-blackHole(cancellable)
+let publishedCost = bench.add(iterations: slow) { setPublished(published, $0) }
 
 let swiftObservable = SwiftObservable3()
-let swiftObservableSet = measure(iterations: n) { setSwiftObservable(swiftObservable, $0) }
-addRatio(
+let swiftObservableSet = bench.add(iterations: fast) { setSwiftObservable(swiftObservable, $0) }
+
+bench.run(rounds)
+
+/// Adds the line `value / baseline` from the rounds: the median ratio, its range over the
+/// rounds, and both medians; checked against an upper (`atMost`) or lower (`atLeast`) limit.
+@MainActor func addRounds(
+  _ name: String, _ value: Int, over baseline: Int, atMost: Double? = nil,
+  atLeast: Double? = nil
+) {
+  let spread = bench.ratios(value, over: baseline)
+  let shown =
+    ratio(spread.median) + " [\(ratio(spread.low))-\(ratio(spread.high))] ("
+    + "\(ns(bench.median(value))) vs \(ns(bench.median(baseline))))"
+  if let atMost {
+    let limit = atMost == atMost.rounded() ? "\(Int(atMost))" : "\(atMost)"
+    add(name, shown, goal: "<= \(limit)x", met: spread.median <= atMost)
+  } else if let atLeast {
+    add(name, shown, goal: ">= \(Int(atLeast))x", met: spread.median >= atLeast)
+  } else {
+    add(name, shown)
+  }
+}
+
+print("(medians of \(rounds) interleaved rounds, [lowest-highest] ratio of a round)")
+addRounds(
+  "unobserved @Observed set / plain stored set (Int)", observedSet, over: plainSet, atMost: 1.5)
+addRounds("untracked @Observed get / plain get (Int)", observedGet, over: plainGet, atMost: 1.5)
+addRounds(
+  "floor line: didSet + weak target + change value / didSet + stored closure", floorCost,
+  over: didSetCost)
+addRounds("one target / the floor line", targetCost, over: floorCost, atMost: 1.5)
+addRounds(
+  "ten targets / the floor line with ten targets", targetTenCost, over: floorTenCost, atMost: 1.5)
+addRounds(
+  "main-actor target, written on main / nonisolated target", mainActorCost, over: targetCost,
+  atMost: 1.2)
+addRounds("  the same with ten targets", mainActorTenCost, over: targetTenCost, atMost: 1.2)
+addRounds("bind / one target", bindCost, over: targetCost, atMost: 1.3)
+addRounds("  ten bindings / ten targets", bindTenCost, over: targetTenCost, atMost: 1.3)
+addRounds("target on \\.address?.city / one target", nestedCost, over: targetCost, atMost: 2)
+addRounds("  ten of them / ten targets", nestedTenCost, over: targetTenCost, atMost: 2)
+addRounds("observe closure / one target", closureCost, over: targetCost)
+addRounds("OpenCombine @Published + sink / one target", publishedCost, over: targetCost, atLeast: 4)
+addRounds("Observation arm-then-write loop / one target", rearmCost, over: targetCost, atLeast: 12)
+addRounds(
   "@Observable unobserved set / unobserved @Observed set", swiftObservableSet, over: observedSet)
+blackHole(closureToken)
+blackHole(cancellable)
 
 // MARK: Memory
 
@@ -324,7 +416,11 @@ add(
   met: deliveries == 10 * blocksRun)
 
 blackHole(
-  (didSetSink.total, targetSink.total, floorSink.total, counter.value.load(ordering: .relaxed)))
+  (
+    didSetSink.total, targetSinks, targetTenSinks, mainActorSinks, mainActorTenSinks, gauge,
+    gauges, nestedSink, nestedTenSinks, floorSink.total, floorTenSinks,
+    counter.value.load(ordering: .relaxed), closureSink, publishedSink
+  ))
 
 // MARK: Relation controller
 

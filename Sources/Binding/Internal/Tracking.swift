@@ -168,9 +168,9 @@ final class _AccessRecorder {
       }
       thread.depth += 1
       thread.recorder = recorder
-      _trackingThreads.add(1, ordering: .relaxed)
+      _trackingThreads.wrappingAdd(1, ordering: .relaxed)
       let result = recorder._withUnsafeGuaranteedRef { body($0) }
-      _trackingThreads.subtract(1, ordering: .relaxed)
+      _trackingThreads.wrappingSubtract(1, ordering: .relaxed)
       thread.recorder = previous
       thread.depth -= 1
       recorder._withUnsafeGuaranteedRef { $0.reset() }
