@@ -41,18 +41,17 @@ extension BindingReceiver {
   ///   - delivery: Where the property is set; by default, where the binding is made.
   ///   - isolation: The binding code's isolation; leave the default.
   /// - Complexity: O(*p*) to bind, where *p* is the number of properties `path` reads.
-  @inlinable
-  @inline(__always)
+  @_transparent
   public func bind<Source: ObservableModel, Value: Equatable>(
-    _ key: ReferenceWritableKeyPath<Self, Value>,
+    _ key: @autoclosure () -> ReferenceWritableKeyPath<Self, Value>,
     to source: Source,
-    _ path: KeyPath<Source, Value>,
+    _ path: @autoclosure () -> KeyPath<Source, Value>,
     delivery: ObservationDelivery = .automatic,
     isolation: (any Actor)? = #isolation
   ) {
     _bind(
-      key, to: source, path, read: { $0[keyPath: path] }, transform: { $0 }, isEqual: ==,
-      delivery: delivery, isolation: isolation)
+      key(), to: source, path(), read: _reader(path()), get: _reader(key()), put: _writer(key()),
+      transform: { $0 }, isEqual: ==, delivery: delivery, isolation: isolation)
   }
 
   /// Binds the receiver's optional `key` to a non-optional `path` of `source`
@@ -69,18 +68,18 @@ extension BindingReceiver {
   ///   - delivery: Where the property is set; by default, where the binding is made.
   ///   - isolation: The binding code's isolation; leave the default.
   /// - Complexity: O(*p*) to bind, where *p* is the number of properties `path` reads.
-  @inlinable
-  @inline(__always)
+  @_transparent
   public func bind<Source: ObservableModel, Value: Equatable>(
-    _ key: ReferenceWritableKeyPath<Self, Value?>,
+    _ key: @autoclosure () -> ReferenceWritableKeyPath<Self, Value?>,
     to source: Source,
-    _ path: KeyPath<Source, Value>,
+    _ path: @autoclosure () -> KeyPath<Source, Value>,
     delivery: ObservationDelivery = .automatic,
     isolation: (any Actor)? = #isolation
   ) {
     _bind(
-      key, to: source, path, read: { $0[keyPath: path] }, transform: { Optional($0) },
-      isEqual: _optionalEquality(Value.self), delivery: delivery, isolation: isolation)
+      key(), to: source, path(), read: _reader(path()), get: _reader(key()), put: _writer(key()),
+      transform: { Optional($0) }, isEqual: _optionalEquality(Value.self), delivery: delivery,
+      isolation: isolation)
   }
 
   /// Binds the receiver's `key` to `path` of `source` through `transform`.
@@ -97,19 +96,18 @@ extension BindingReceiver {
   ///   - isolation: The binding code's isolation; leave the default.
   ///   - transform: Turns the source's value into the receiver's.
   /// - Complexity: O(*p*) to bind, where *p* is the number of properties `path` reads.
-  @inlinable
-  @inline(__always)
+  @_transparent
   public func bind<Source: ObservableModel, SourceValue, Value: Equatable>(
-    _ key: ReferenceWritableKeyPath<Self, Value>,
+    _ key: @autoclosure () -> ReferenceWritableKeyPath<Self, Value>,
     to source: Source,
-    _ path: KeyPath<Source, SourceValue>,
+    _ path: @autoclosure () -> KeyPath<Source, SourceValue>,
     delivery: ObservationDelivery = .automatic,
     isolation: (any Actor)? = #isolation,
     transform: @escaping (SourceValue) -> Value
   ) {
     _bind(
-      key, to: source, path, read: { $0[keyPath: path] }, transform: transform, isEqual: ==,
-      delivery: delivery, isolation: isolation)
+      key(), to: source, path(), read: _reader(path()), get: _reader(key()), put: _writer(key()),
+      transform: transform, isEqual: ==, delivery: delivery, isolation: isolation)
   }
 
   /// Binds a property whose type is not `Equatable`: it is set at once and on every change of
@@ -127,19 +125,18 @@ extension BindingReceiver {
   ///   - isolation: The binding code's isolation; leave the default.
   ///   - transform: Turns the source's value into the receiver's.
   /// - Complexity: O(*p*) to bind, where *p* is the number of properties `path` reads.
-  @inlinable
-  @inline(__always)
+  @_transparent
   public func bind<Source: ObservableModel, SourceValue, Value>(
-    _ key: ReferenceWritableKeyPath<Self, Value>,
+    _ key: @autoclosure () -> ReferenceWritableKeyPath<Self, Value>,
     to source: Source,
-    _ path: KeyPath<Source, SourceValue>,
+    _ path: @autoclosure () -> KeyPath<Source, SourceValue>,
     delivery: ObservationDelivery = .automatic,
     isolation: (any Actor)? = #isolation,
     transform: @escaping (SourceValue) -> Value
   ) {
     _bind(
-      key, to: source, path, read: { $0[keyPath: path] }, transform: transform, isEqual: nil,
-      delivery: delivery, isolation: isolation)
+      key(), to: source, path(), read: _reader(path()), get: _reader(key()), put: _writer(key()),
+      transform: transform, isEqual: nil, delivery: delivery, isolation: isolation)
   }
 
   /// Ends the binding of `key`, if any; the property keeps its value. Idempotent.
@@ -170,6 +167,8 @@ extension BindingReceiver {
     to source: Source,
     _ path: KeyPath<Source, SourceValue>,
     read: @escaping (Source) -> SourceValue,
+    get: @escaping (Self) -> Value,
+    put: @escaping (Self, Value) -> Void,
     transform: @escaping (SourceValue) -> Value,
     isEqual: ((Value, Value) -> Bool)?,
     delivery: ObservationDelivery,
@@ -179,20 +178,29 @@ extension BindingReceiver {
     let guardID = _BindingGuard()
     let set: (Self, Value) -> Void = { receiver, value in
       // Compared when it runs: a value kept for later is compared with what is there then.
-      if let isEqual, isEqual(receiver[keyPath: key], value) { return }
-      receiver[keyPath: key] = value
+      if let isEqual, isEqual(get(receiver), value) { return }
+      put(receiver, value)
     }
     let apply: (Self, Value, _Lifetime) -> Void = { receiver, value, lifetime in
-      if guardID.isApplyingOnThisThread {
+      let thread = _currentThreadKey()
+      if guardID.isApplying(on: thread) {
         // A new source value came back while this binding writes: applied right after, unless
         // the binding ended meanwhile (unbind, or a new binding of the key).
         guardID.keep { if lifetime.isActive { set(receiver, value) } }
         return
       }
-      guardID.apply({ set(receiver, value) }) { "\(Self.self).\(key) ← \(Source.self).\(path)" }
+      guardID.apply(on: thread, { set(receiver, value) }) {
+        "\(Self.self).\(key) ← \(Source.self).\(path)"
+      }
     }
     let dispatch: (KeyPathChange<Source, SourceValue>, _Lifetime) -> Bool = {
       [weak self] change, lifetime in
+      if route.runsHere {
+        // Synchronous, or on the main actor with nothing queued: straight through.
+        guard let self else { return false }
+        if !change.isDeletion { apply(self, transform(change.newValue), lifetime) }
+        return true
+      }
       guard self != nil else { return false }
       if change.isDeletion { return true }
       let value = change.newValue

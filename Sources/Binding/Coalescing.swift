@@ -190,6 +190,7 @@ package func _afterCurrentTransaction(_ observer: any _TransactionObserver) {
 }
 
 /// An identity of the calling thread, stable while it runs (its per-thread state's address).
+@usableFromInline
 package func _currentThreadKey() -> UInt {
   UInt(bitPattern: _ThreadState.currentUnmanaged.toOpaque())
 }

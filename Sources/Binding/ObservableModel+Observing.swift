@@ -393,6 +393,12 @@ func _targetDispatch<Target: AnyObject, Change>(
     }
   default:
     return { [weak target] change, lifetime in
+      if route.runsHere {
+        // On the main actor with nothing queued: straight through, nothing allocated.
+        guard let target else { return false }
+        action(target, change)
+        return true
+      }
       guard target != nil else { return false }
       route.run { [weak target] in
         // Re-checked when its turn comes: a registration removed meanwhile hears nothing.
@@ -416,6 +422,11 @@ func _handlerDispatch<Change>(
     }
   default:
     return { change, lifetime in
+      if route.runsHere {
+        // On the main actor with nothing queued: straight through, nothing allocated.
+        handler(change)
+        return true
+      }
       // Re-checked when its turn comes: a registration cancelled meanwhile hears nothing.
       route.run { if lifetime.mayDeliver { handler(change) } }
       return true
@@ -437,4 +448,13 @@ func _erase<Root, Value>(_ kind: KeyPathChange<Root, Value>.Kind) -> KeyPathChan
 @_transparent
 public func _reader<Root, Value>(_ keyPath: KeyPath<Root, Value>) -> (Root) -> Value {
   { $0[keyPath: keyPath] }
+}
+
+/// A closure that writes `keyPath` of an object, formed where `keyPath` is a literal so that
+/// the optimiser can turn the write into a direct setter call.
+@_transparent
+public func _writer<Root, Value>(
+  _ keyPath: ReferenceWritableKeyPath<Root, Value>
+) -> (Root, Value) -> Void {
+  { $0[keyPath: keyPath] = $1 }
 }

@@ -104,6 +104,24 @@ if CommandLine.arguments.contains("--profile-target") {
   print(sink.total)
   exit(0)
 }
+if CommandLine.arguments.contains("--profile-main-actor") {
+  // For profilers: one target registered from the main actor, written on the main thread.
+  let model = Observed3()
+  let sink = Sink()
+  addMainActorTarget(model, sink)
+  setObserved(model, 5_000_000)
+  print(sink.total)
+  exit(0)
+}
+if CommandLine.arguments.contains("--profile-bind") {
+  // For profilers: one binding, 5x10^6 writes of its source.
+  let model = Observed3()
+  let gauge = Gauge()
+  addSyncBinding(gauge, model)
+  setObserved(model, 5_000_000)
+  print(gauge.value)
+  exit(0)
+}
 let scale = quick ? 10 : 1
 let n = 2_000_000 / scale
 

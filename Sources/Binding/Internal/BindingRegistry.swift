@@ -18,10 +18,11 @@ final class _BindingGuard {
   @usableFromInline
   init() {}
 
-  /// Whether the binding is being applied on this thread (a value came back to it).
+  /// Whether the binding is being applied on `thread` (`_currentThreadKey()` of the caller: a
+  /// value came back to it).
   @usableFromInline
-  var isApplyingOnThisThread: Bool {
-    _owner.load(ordering: .relaxed) == _currentThreadKey()
+  func isApplying(on thread: UInt) -> Bool {
+    _owner.load(ordering: .relaxed) == thread
   }
 
   /// Keeps `apply` (the newest value) to run when the current application on this thread ends.
@@ -32,8 +33,7 @@ final class _BindingGuard {
 
   /// Applies with `body`, then what came back meanwhile, until nothing new does.
   @usableFromInline
-  func apply(_ body: () -> Void, describing binding: () -> String) {
-    let thread = _currentThreadKey()
+  func apply(on thread: UInt, _ body: () -> Void, describing binding: () -> String) {
     guard _owner.compareExchange(expected: 0, desired: thread, ordering: .acquiring).exchanged
     else {
       // Another thread applies this binding at this very moment: two writes of its source on

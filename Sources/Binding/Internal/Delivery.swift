@@ -31,6 +31,19 @@ package enum _Route: Sendable {
     }
   }
 
+  /// Whether a job may run right here and now, in order with the route's earlier jobs:
+  /// synchronous delivery, or main-actor delivery on the main actor with nothing queued. Costs
+  /// no lock and no allocation, so that a change made on the main thread reaches a main-actor
+  /// registration straight through.
+  @inlinable
+  package var runsHere: Bool {
+    switch self {
+    case .synchronous: true
+    case .mainActor(let mailbox): mailbox.mayRunOnMainNow
+    case .queue, .actor: false
+    }
+  }
+
   /// Runs `job` in this route's context, in order with the route's earlier jobs: at once for
   /// synchronous delivery, and on the main actor when the caller is on it with nothing queued.
   @usableFromInline
@@ -73,14 +86,29 @@ extension _Transfer where Value == () -> Void {
 @usableFromInline
 package final class _Mailbox: Sendable {
   private let state = _Lock<(jobs: [_Job], scheduled: Bool)>(([], false))
+  /// Whether jobs are queued or a drain is scheduled (`state.scheduled`, readable without the
+  /// lock): while it is set, a new job queues behind the others.
+  private let busy = Atomic<Bool>(false)
+
+  @usableFromInline
+  init() {}
+
+  /// Whether a job may run right now, here: the caller is on the main actor and nothing is
+  /// queued. A job queued by another thread at the same moment may run after this one: the
+  /// two changes raced, and either order is theirs.
+  @usableFromInline
+  var mayRunOnMainNow: Bool {
+    !busy.load(ordering: .acquiring) && _isOnMainActor()
+  }
 
   func runOnMain(_ job: _Job) {
-    let onMain = _isOnMainQueue()
+    let onMain = _isOnMainActor()
     let runNow = state.withLock { state -> Bool in
       if onMain && state.jobs.isEmpty && !state.scheduled { return true }
       state.jobs.append(job)
       if state.scheduled { return false }
       state.scheduled = true
+      busy.store(true, ordering: .releasing)
       DispatchQueue.main.async { self.drain() }
       return false
     }
@@ -92,6 +120,7 @@ package final class _Mailbox: Sendable {
       state.jobs.append(job)
       if state.scheduled { return false }
       state.scheduled = true
+      busy.store(true, ordering: .releasing)
       return true
     }
     if schedule { Task { await self.drain(on: actor) } }
@@ -101,6 +130,7 @@ package final class _Mailbox: Sendable {
     state.withLock { state in
       if state.jobs.isEmpty {
         state.scheduled = false
+        busy.store(false, ordering: .releasing)
         return nil
       }
       return state.jobs.removeFirst()
@@ -125,12 +155,23 @@ private let _mainQueueKey: DispatchSpecificKey<UInt8> = {
 
 /// Whether the caller runs on the main queue, which is the main actor's executor.
 ///
-/// Not `Thread.isMainThread`: under `dispatchMain()` (as in `swift test` on Linux) the main
-/// queue, and so the main actor, is served by another thread. `package`: relation controllers
-/// decide their main-actor deliveries with it too.
+/// Not `Thread.isMainThread` alone: under `dispatchMain()` (as in `swift test` on Linux) the
+/// main queue, and so the main actor, is served by another thread. `package`: relation
+/// controllers decide their main-actor deliveries with it too.
 package func _isOnMainQueue() -> Bool {
   DispatchQueue.getSpecific(key: _mainQueueKey) == 1
 }
+
+/// Whether the caller runs on the main actor: on the main thread (cheap to check: an app's
+/// main thread serves the main queue; under `dispatchMain()` the main thread has exited), or
+/// on the main queue served by another thread.
+@usableFromInline
+func _isOnMainActor() -> Bool {
+  _ThreadState.currentUnmanaged._withUnsafeGuaranteedRef { $0.isMainThread } || _isOnMainQueue()
+}
+
+/// Whether the calling thread is the process's main thread (asked once per thread).
+func _currentThreadIsMain() -> Bool { Thread.isMainThread }
 
 /// Where an observation's callbacks run.
 ///

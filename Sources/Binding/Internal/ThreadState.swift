@@ -41,6 +41,9 @@ final class _ThreadState {
   @exclusivity(unchecked) var silentWrites = 0
   /// A value the package's other modules set around a write (see `_withThreadValue`).
   var clientValue: AnyObject?
+  /// Whether this is the process's main thread, found on first use (`Thread.isMainThread`
+  /// costs two system calls on Linux).
+  private(set) lazy var isMainThread: Bool = _currentThreadIsMain()
 
   /// The calling thread's state, created on first use and released when the thread exits.
   static var current: _ThreadState { currentUnmanaged.takeUnretainedValue() }
