@@ -113,6 +113,17 @@ if CommandLine.arguments.contains("--profile-main-actor") {
   print(sink.total)
   exit(0)
 }
+if CommandLine.arguments.contains("--profile-nested") {
+  // For profilers: one target on `\.address?.city`, 5x10^6 writes of the city.
+  let person = Person3()
+  let address = Address3()
+  person.address = address
+  let sink = Sink()
+  addNestedTarget(person, sink)
+  setAddress(address, 5_000_000)
+  print(sink.total)
+  exit(0)
+}
 if CommandLine.arguments.contains("--profile-bind") {
   // For profilers: one binding, 5x10^6 writes of its source.
   let model = Observed3()

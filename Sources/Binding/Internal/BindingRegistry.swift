@@ -34,14 +34,15 @@ final class _BindingGuard {
   /// Applies with `body`, then what came back meanwhile, until nothing new does.
   @usableFromInline
   func apply(on thread: UInt, _ body: () -> Void, describing binding: () -> String) {
-    guard _owner.compareExchange(expected: 0, desired: thread, ordering: .acquiring).exchanged
-    else {
-      // Another thread applies this binding at this very moment: two writes of its source on
-      // two threads at once, which the models' threading contract rules out. Apply unguarded.
+    // No read-modify-write: only the thread applying the binding sets the owner, and two
+    // threads applying it at once would be two writes of its source on two threads at once,
+    // which the models' threading contract rules out (such a thread applies unguarded).
+    guard _owner.load(ordering: .relaxed) == 0 else {
       body()
       return
     }
-    defer { _owner.store(0, ordering: .releasing) }
+    _owner.store(thread, ordering: .relaxed)
+    defer { _owner.store(0, ordering: .relaxed) }
     body()
     var rounds = 1
     while let next = _next {

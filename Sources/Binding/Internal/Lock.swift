@@ -41,7 +41,9 @@ package class _Lock<State>: @unchecked Sendable {
 
   /// Runs `body` with exclusive access to the state. `body` must not call user code.
   @inlinable
-  package func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
+  final package func withLock<Result>(
+    _ body: (inout State) throws -> Result
+  ) rethrows -> Result {
     // The result goes through a slot on the stack rather than an `Optional<Result>` local: in
     // unspecialised generic code (a relation controller's), an optional of a generic result
     // makes the runtime look up `Optional<Result>`'s metadata on every call.
