@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A registration of one key path of one root object.
 ///
 /// The key path is evaluated with access tracking at registration and after every change of
@@ -13,7 +15,7 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
   /// The root, held weakly only once the key path reads another object (a weak reference
   /// slows down every retain of its object, so root-only paths do without).
   @usableFromInline
-  let _weakRoot = _Lock<_WeakBox<Root>?>(nil)
+  let _weakRoot = AtomicLazyReference<_WeakBox<Root>>()
   @usableFromInline
   let path: KeyPath<Root, Value>
   @usableFromInline
@@ -255,15 +257,16 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
   }
 
   /// Keeps a weak reference to the root, for re-evaluations triggered by other objects.
-  @usableFromInline
+  @inlinable
   func _keepWeakRoot(_ root: Root) {
-    _weakRoot.withLock { box in if box == nil { box = _WeakBox(root) } }
+    if _weakRoot.load() == nil { _ = _weakRoot.storeIfNil(_WeakBox(root)) }
   }
 
-  /// The root, if it is still alive (only for paths that read other objects).
-  @usableFromInline
+  /// The root, if it is still alive (only for paths that read other objects). No lock: the
+  /// box is stored once, and a weak reference is safe to load from any thread.
+  @inlinable
   func _aliveRoot() -> Root? {
-    _weakRoot.withLock { $0?.value }
+    _weakRoot.load()?.value
   }
 
   /// Whether the root can be observed (it did not announce its deletion).

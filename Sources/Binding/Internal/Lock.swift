@@ -33,7 +33,10 @@ import Synchronization
 package class _Lock<State>: @unchecked Sendable {
   @usableFromInline
   let _mutex = Mutex(())
+  /// Touched only inside `withLock`, which the mutex serialises (no run-time exclusivity
+  /// check needed).
   @usableFromInline
+  @exclusivity(unchecked)
   var state: State
 
   @usableFromInline
