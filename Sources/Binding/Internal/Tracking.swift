@@ -44,6 +44,12 @@ final class _AccessRecorder {
     buffer.deallocate()
   }
 
+  /// Whether `slot` is the one slot a single-property verification expects.
+  func expects(_ slot: UnsafeMutableRawPointer) -> Bool { expectedSingle == slot }
+
+  /// Records the read of the expected slot in single verify mode.
+  func matchSingle() { matched = 1 }
+
   func record(_ slot: _AnySlot) {
     if let expectedSingle {
       if expectedSingle == Unmanaged.passUnretained(slot).toOpaque() {
@@ -209,6 +215,12 @@ func _recordRead<Root: ObservableModel>(
         if ObjectIdentifier(object) != recorder.element {
           recorder.record(object: object.observation.state(of: object))
         }
+        return slot
+      }
+      // The slot a single-property registration expects: known to be this object's (a pointer
+      // comparison, nothing followed).
+      if let slot, recorder.expects(slot) {
+        recorder.matchSingle()
         return slot
       }
       // Storage copied from another object's property holds that object's slot (see `_didSet`).
