@@ -1,17 +1,40 @@
 /// A registration that hears every property change and the deletion of one object.
 final class _AnyRecord: _Record {
+  typealias Handlers = (
+    changed: (AnyObject, [_AnySlot], _Lifetime) -> Bool,
+    deleted: (AnyObject, _Lifetime) -> Void
+  )
   let options: ObservationOptions
-  let changed: (AnyObject, [_AnySlot], _Lifetime) -> Bool
-  let deleted: (AnyObject, _Lifetime) -> Void
+  /// Retained by hand, released when the registration ends (see `_Record._calls`).
+  private let handlers: Unmanaged<_Box<Handlers>>
 
   init(
     options: ObservationOptions, changed: @escaping (AnyObject, [_AnySlot], _Lifetime) -> Bool,
     deleted: @escaping (AnyObject, _Lifetime) -> Void
   ) {
     self.options = options
-    self.changed = changed
-    self.deleted = deleted
+    self.handlers = .passRetained(_Box((changed, deleted)))
     super.init(target: nil, keyPaths: [])
+    lifetime.setCleanup { [unowned self] in _endCalls() }
+  }
+
+  deinit { _releaseHandlerOnce() }
+
+  override func releaseHandler() { handlers.release() }
+
+  /// Tells the handler what changed; `false` once its object is gone for good. Nothing is
+  /// called once the registration ended.
+  func changed(_ object: AnyObject, _ slots: [_AnySlot], _ lifetime: _Lifetime) -> Bool {
+    guard _enterCall() else { return true }
+    defer { _exitCall() }
+    return handlers._withUnsafeGuaranteedRef { $0.value.changed(object, slots, lifetime) }
+  }
+
+  /// Tells the handler the object was deleted (unless the registration ended).
+  func deleted(_ object: AnyObject, _ lifetime: _Lifetime) {
+    guard _enterCall() else { return }
+    defer { _exitCall() }
+    handlers._withUnsafeGuaranteedRef { $0.value.deleted(object, lifetime) }
   }
 
   func propertyDidChange(_ object: AnyObject, _ slot: _AnySlot) {

@@ -29,9 +29,11 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
   @usableFromInline
   let _keepsValue: Bool
   /// Delivers a change where the registration's delivery context says; returns `false` once
-  /// the target is gone for good.
+  /// the target is gone for good. Held in a box retained by hand, so that it is called without
+  /// retaining it (between `_enterCall()` and `_exitCall()`) and released when the
+  /// registration ends (`releaseHandler()`).
   @usableFromInline
-  let dispatch: (KeyPathChange<Root, Value>, _Lifetime) -> Bool
+  let _dispatch: Unmanaged<_Box<(KeyPathChange<Root, Value>, _Lifetime) -> Bool>>
   /// The last value and the slots it was read from (with this registration's entries).
   @usableFromInline
   let _state = _Lock<_Evaluation?>(nil)
@@ -80,7 +82,7 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
     self._keepsValue = options.rawValue & ObservationOptions._keepsNoValueBit == 0
     // Without a kept value there is nothing to compare with: every write is delivered.
     self.isEqual = _keepsValue ? isEqual : nil
-    self.dispatch = dispatch
+    self._dispatch = .passRetained(_Box(dispatch))
     // A binding lives for its receiver (swept once it died) but is not a target.
     super.init(target: target ?? receiver, keyPaths: [path], removableByTarget: receiver == nil)
   }
@@ -165,10 +167,28 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
     guard isActive else { return false }
     guard let (oldValue, value) = evaluate(root) else { return isActive }
     if !options.contains(.everySet), let isEqual, isEqual(oldValue, value) { return true }
-    let delivered = dispatch(
-      KeyPathChange(object: root, keyPath: path, oldValue: oldValue, newValue: value), lifetime)
+    let delivered = _call(
+      KeyPathChange(object: root, keyPath: path, oldValue: oldValue, newValue: value))
     if !delivered { cancel() }
     return delivered
+  }
+
+  /// Calls the handler with `change`, unless the registration ended (then `true`: nothing
+  /// more to do). The handler is not released while it runs.
+  @inlinable
+  func _call(_ change: KeyPathChange<Root, Value>) -> Bool {
+    guard _enterCall() else { return true }
+    defer { _exitCall() }
+    return _dispatch._withUnsafeGuaranteedRef { $0.value(change, lifetime) }
+  }
+
+  override func releaseHandler() {
+    _dispatch.release()
+  }
+
+  deinit {
+    // A registration that never started (its root was deleted) never ended its calls.
+    _releaseHandlerOnce()
   }
 
   /// Evaluates the key path with tracking, re-attaching if it reads something else now, and
@@ -282,6 +302,7 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
     lifetime.setCleanup { [self, weak rootState] in
       _state.withLock { $0 = nil }
       rootState?.remove(self)
+      _endCalls()
     }
   }
 
@@ -307,12 +328,10 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
     let last: Value? = _keepsValue ? (_single ? _singleValue : _state.withLock({ $0?.value })) : nil
     if let last, let isEqual, !isEqual(last, current) {
       // It changed since the last delivery: that change first, then the deletion.
-      _ = dispatch(
-        KeyPathChange(object: root, keyPath: path, oldValue: last, newValue: current), lifetime)
+      _ = _call(KeyPathChange(object: root, keyPath: path, oldValue: last, newValue: current))
     }
-    _ = dispatch(
+    _ = _call(
       KeyPathChange(
-        object: root, keyPath: path, oldValue: current, newValue: current, kind: .deletion),
-      lifetime)
+        object: root, keyPath: path, oldValue: current, newValue: current, kind: .deletion))
   }
 }

@@ -29,6 +29,50 @@ class _Record {
 
   deinit { _liveRecords.subtract(1, ordering: .relaxed) }
 
+  // MARK: Calls of the handler, and its release when the registration ends
+
+  /// The calls of the registration's handler under way (times two), plus 1 once the
+  /// registration ended: the handler is released when both hold, by whoever sees that last
+  /// (the ending thread, or the call that returns last), so `cancel()` lets go of it at once
+  /// unless a call is running, and then right after that call returns.
+  @usableFromInline
+  final let _calls = Atomic<Int>(0)
+  private let _released = Atomic<Bool>(false)
+
+  /// Starts a call of the handler; `false` (and nothing to call) once the registration ended.
+  /// Each `true` is paired with `_exitCall()`.
+  @inlinable
+  final func _enterCall() -> Bool {
+    if _calls.wrappingAdd(2, ordering: .acquiring).oldValue & 1 == 0 { return true }
+    _exitCall()
+    return false
+  }
+
+  /// Ends a call of the handler.
+  @inlinable
+  final func _exitCall() {
+    if _calls.wrappingSubtract(2, ordering: .acquiringAndReleasing).newValue == 1 {
+      _releaseHandlerOnce()
+    }
+  }
+
+  /// Marks the registration ended for its handler's calls: releases the handler now if no call
+  /// is under way.
+  final func _endCalls() {
+    if _calls.bitwiseOr(1, ordering: .acquiringAndReleasing).oldValue == 0 {
+      _releaseHandlerOnce()
+    }
+  }
+
+  @usableFromInline
+  final func _releaseHandlerOnce() {
+    if !_released.exchange(true, ordering: .acquiringAndReleasing) { releaseHandler() }
+  }
+
+  /// Drops the registration's handler (and what it captured). Called once, with no call of it
+  /// under way and none to come.
+  func releaseHandler() {}
+
   /// Whether the registration is over: cancelled, or its target (or receiver) was deallocated.
   final var isObsolete: Bool { !isActive || (target != nil && target?.value == nil) }
 
@@ -112,4 +156,14 @@ func _openCoalescingScope() -> _CoalescingScope? {
   let scope = _CoalescingScope()
   thread.writeScope = scope
   return scope
+}
+
+/// A value in a box, to hold it by a pointer retained by hand.
+@usableFromInline
+final class _Box<Value> {
+  @usableFromInline
+  let value: Value
+
+  @usableFromInline
+  init(_ value: Value) { self.value = value }
 }
