@@ -13,9 +13,10 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
   @usableFromInline
   let rootID: ObjectIdentifier
   /// The root, held weakly only once the key path reads another object (a weak reference
-  /// slows down every retain of its object, so root-only paths do without).
+  /// slows down every retain of its object, so root-only paths do without): the address of a
+  /// retained `_WeakBox<Root>`, or 0.
   @usableFromInline
-  let _weakRoot = AtomicLazyReference<_WeakBox<Root>>()
+  let _weakRoot = Atomic<UInt>(0)
   @usableFromInline
   let path: KeyPath<Root, Value>
   @usableFromInline
@@ -189,6 +190,9 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
   deinit {
     // A registration that never started (its root was deleted) never ended its calls.
     _releaseHandlerOnce()
+    if let raw = UnsafeRawPointer(bitPattern: _weakRoot.load(ordering: .acquiring)) {
+      Unmanaged<_WeakBox<Root>>.fromOpaque(raw).release()
+    }
   }
 
   /// Evaluates the key path with tracking, re-attaching if it reads something else now, and
@@ -279,14 +283,25 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
   /// Keeps a weak reference to the root, for re-evaluations triggered by other objects.
   @inlinable
   func _keepWeakRoot(_ root: Root) {
-    if _weakRoot.load() == nil { _ = _weakRoot.storeIfNil(_WeakBox(root)) }
+    guard _weakRoot.load(ordering: .acquiring) == 0 else { return }
+    let box = Unmanaged.passRetained(_WeakBox(root))
+    let address = UInt(bitPattern: box.toOpaque())
+    if !_weakRoot.compareExchange(expected: 0, desired: address, ordering: .acquiringAndReleasing)
+      .exchanged
+    {
+      box.release()  // another thread stored one first
+    }
   }
 
   /// The root, if it is still alive (only for paths that read other objects). No lock: the
-  /// box is stored once, and a weak reference is safe to load from any thread.
+  /// box (retained by hand, released in `deinit`) is stored once, and a weak reference is safe
+  /// to load from any thread.
   @inlinable
   func _aliveRoot() -> Root? {
-    _weakRoot.load()?.value
+    guard let raw = UnsafeRawPointer(bitPattern: _weakRoot.load(ordering: .acquiring)) else {
+      return nil
+    }
+    return Unmanaged<_WeakBox<Root>>.fromOpaque(raw)._withUnsafeGuaranteedRef { $0.value }
   }
 
   /// Whether the root can be observed (it did not announce its deletion).
