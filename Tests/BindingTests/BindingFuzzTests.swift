@@ -65,12 +65,7 @@ extension BindingFuzzTests {
     let violations = _Lock(0)
     let delivered = _Lock(0)
     var live: [(token: ObservationToken, cancelled: _Lock<Bool>)] = []
-    // The queue is paused by a block that waits on `gate`, once that block runs: from then
-    // on nothing else runs on the queue until it is let go (unlike `suspend()`, which lets a
-    // block already running finish).
-    let gate = DispatchSemaphore(value: 0)
-    let entered = DispatchSemaphore(value: 0)
-    var suspended = false
+    let pause = QueuePause(queue)
     for _ in 0..<600 {
       switch Int.random(in: 0..<10, using: &rng) {
       case 0..<2:
@@ -81,29 +76,19 @@ extension BindingFuzzTests {
           delivered.withLock { $0 += 1 }
         }
         live.append((token, cancelled))
-      case 2 where !live.isEmpty && suspended:
+      case 2 where !live.isEmpty && pause.isPaused:
         // Cancelled while its deliveries wait (a delivery already running on the queue's
         // thread may finish, as documented; none runs while the queue is paused).
         let entry = live.remove(at: Int.random(in: 0..<live.count, using: &rng))
         entry.cancelled.withLock { $0 = true }  // from here on, a delivery is a violation…
         entry.token.cancel()  // …once this returns; set before, so none slips through unseen
       case 3:
-        if suspended {
-          gate.signal()
-        } else {
-          queue.async {
-            entered.signal()
-            gate.wait()
-          }
-          entered.wait()
-        }
-        suspended.toggle()
+        pause.toggle()
       default:
         users[Int.random(in: 0..<users.count, using: &rng)].age += 1
       }
     }
-    if suspended { gate.signal() }
-    queue.sync {}
+    pause.finish()
     #expect(violations.withLock { $0 } == 0)
     #expect(delivered.withLock { $0 } > 0)
     for entry in live { entry.token.cancel() }

@@ -356,11 +356,7 @@ extension RelationControllerFuzzTests {
     let violations = _Lock(0)
     let delivered = _Lock(0)
     var live: [(token: ObservationToken, cancelled: _Lock<Bool>)] = []
-    // Paused by a block that waits on `gate` once it runs: nothing else runs on the queue
-    // until it is let go.
-    let gate = DispatchSemaphore(value: 0)
-    let entered = DispatchSemaphore(value: 0)
-    var paused = false
+    let pause = QueuePause(queue)
     for _ in 0..<800 {
       switch Int.random(in: 0..<12, using: &rng) {
       case 0..<2:
@@ -375,16 +371,7 @@ extension RelationControllerFuzzTests {
         entry.cancelled.withLock { $0 = true }  // a delivery from here on is a violation…
         entry.token.cancel()  // …once this returns (a delivery running right now may finish)
       case 3:
-        if paused {
-          gate.signal()
-        } else {
-          queue.async {
-            entered.signal()
-            gate.wait()
-          }
-          entered.wait()
-        }
-        paused.toggle()
+        pause.toggle()
       case 4..<7:
         artist.albums.randomElement(using: &rng)?.year = Int.random(in: 1960..<2030, using: &rng)
       case 7:
@@ -406,8 +393,7 @@ extension RelationControllerFuzzTests {
           Track(Int.random(in: 1..<99, using: &rng)))
       }
     }
-    if paused { gate.signal() }
-    queue.sync {}
+    pause.finish()
     #expect(violations.withLock { $0 } == 0)
     #expect(delivered.withLock { $0 } > 0)
     let (checked, failure) = replay.withLock { ($0.checked, $0.failure) }

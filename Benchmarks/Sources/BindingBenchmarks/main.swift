@@ -103,23 +103,24 @@ if CommandLine.arguments.contains("--profile-replace") {
   print(measureReplacements(fixture, with: other, replacements: 4, repetitions: 2).nanoseconds)
   exit(0)
 }
-if CommandLine.arguments.contains("--profile-target") {
-  // For profilers: one synchronous target, 2x10^7 writes.
+/// For profilers: a model with one registration made by `register`, written `count` times.
+@MainActor func profileWrites(_ count: Int, _ register: (Observed3, Sink) -> Void) -> Never {
   let model = Observed3()
   let sink = Sink()
-  addSyncTarget(model, sink)
-  setObserved(model, 20_000_000)
+  register(model, sink)
+  setObserved(model, count)
   print(sink.total)
   exit(0)
 }
+if CommandLine.arguments.contains("--profile-target") {
+  profileWrites(20_000_000, addSyncTarget)  // one synchronous target
+}
 if CommandLine.arguments.contains("--profile-main-actor") {
-  // For profilers: one target registered from the main actor, written on the main thread.
-  let model = Observed3()
-  let sink = Sink()
-  addMainActorTarget(model, sink)
-  setObserved(model, 5_000_000)
-  print(sink.total)
-  exit(0)
+  profileWrites(5_000_000, addMainActorTarget)  // registered from the main actor, written on it
+}
+if CommandLine.arguments.contains("--profile-bind") {
+  let gauge = Gauge()  // kept alive by this scope: a binding ends with its receiver
+  profileWrites(5_000_000) { model, _ in addSyncBinding(gauge, model) }
 }
 if CommandLine.arguments.contains("--profile-nested") {
   // For profilers: one target on `\.address?.city`, 5x10^6 writes of the city.
@@ -130,15 +131,6 @@ if CommandLine.arguments.contains("--profile-nested") {
   addNestedTarget(person, sink)
   setAddress(address, 5_000_000)
   print(sink.total)
-  exit(0)
-}
-if CommandLine.arguments.contains("--profile-bind") {
-  // For profilers: one binding, 5x10^6 writes of its source.
-  let model = Observed3()
-  let gauge = Gauge()
-  addSyncBinding(gauge, model)
-  setObserved(model, 5_000_000)
-  print(gauge.value)
   exit(0)
 }
 let scale = quick ? 10 : 1
