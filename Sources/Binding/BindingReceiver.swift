@@ -34,6 +34,10 @@ extension BindingReceiver {
   /// label.bind(\.title, to: user, \.greeting)
   /// ```
   ///
+  /// Written as literals (`\.title`, `\.greeting`), the key paths compile into direct reads
+  /// and writes of what they name: `key` is evaluated three times and `path` twice at
+  /// registration, so pass literals or variables, not calls with side effects.
+  ///
   /// - Parameters:
   ///   - key: The receiver's property to set.
   ///   - source: The model to read from.

@@ -15,7 +15,9 @@ final class _AnyRecord: _Record {
     self.options = options
     self.handlers = .passRetained(_Box((changed, deleted)))
     super.init(target: nil, keyPaths: [])
-    lifetime.setCleanup { [unowned self] in _endCalls() }
+    // Weak: the state's list may drop the record (its last owner) while another thread ends
+    // it; its deinit then releases the handler itself.
+    lifetime.setCleanup { [weak self] in self?._endCalls() }
   }
 
   deinit { _releaseHandlerOnce() }

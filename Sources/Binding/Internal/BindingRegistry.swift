@@ -34,15 +34,16 @@ final class _BindingGuard {
   /// Applies with `body`, then what came back meanwhile, until nothing new does.
   @usableFromInline
   func apply(on thread: UInt, _ body: () -> Void, describing binding: () -> String) {
-    // No read-modify-write: only the thread applying the binding sets the owner, and two
-    // threads applying it at once would be two writes of its source on two threads at once,
-    // which the models' threading contract rules out (such a thread applies unguarded).
-    guard _owner.load(ordering: .relaxed) == 0 else {
+    // A compare-exchange, not a load and a store: a path through several objects can be
+    // re-evaluated on two threads at once (its root written on one, an intermediate object on
+    // another), and only one of them may own the guard and touch `_next`.
+    guard _owner.compareExchange(expected: 0, desired: thread, ordering: .acquiring).exchanged
+    else {
+      // Another thread applies this binding at this very moment: apply unguarded.
       body()
       return
     }
-    _owner.store(thread, ordering: .relaxed)
-    defer { _owner.store(0, ordering: .relaxed) }
+    defer { _owner.store(0, ordering: .releasing) }
     body()
     var rounds = 1
     while let next = _next {

@@ -95,6 +95,7 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
   func start(_ root: Root) -> Value? {
     guard _prepare(root) else {
       cancel()
+      _endCalls()  // no clean-up is set yet to do it
       return nil
     }
     let (value, slots) = _AccessRecorder.track { read(root) }
@@ -112,6 +113,7 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
     lifetime.attach(reads.map { $0.entry })
     guard let rootState = _finish(root) else {
       cancel()
+      _endCalls()  // no clean-up is set yet to do it
       return nil
     }
     _cleanUpOnEnd(rootState)
@@ -203,7 +205,7 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
       var value: Value?
       let read = self.read
       if let slot = _singleSlot,
-        _AccessRecorder.readsOnly(slot.toOpaque(), { value = read(root) }),
+        _AccessRecorder.readsOnly(slot.toOpaque(), of: rootID, { value = read(root) }),
         let value
       {
         guard _keepsValue else { return (value, value) }

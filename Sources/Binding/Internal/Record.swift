@@ -58,6 +58,7 @@ class _Record {
 
   /// Marks the registration ended for its handler's calls: releases the handler now if no call
   /// is under way.
+  @usableFromInline
   final func _endCalls() {
     if _calls.bitwiseOr(1, ordering: .acquiringAndReleasing).oldValue == 0 {
       _releaseHandlerOnce()

@@ -27,8 +27,9 @@ final class _AccessRecorder {
   @exclusivity(unchecked) private var count = 0
   /// In verify mode: the slots read last time, in order, and how many were read again so far.
   @exclusivity(unchecked) private var expected: UnsafeBufferPointer<_Read>?
-  /// In single verify mode: the one slot read last time.
+  /// In single verify mode: the one slot read last time, and the object it belongs to.
   @exclusivity(unchecked) private var expectedSingle: UnsafeMutableRawPointer?
+  @exclusivity(unchecked) private var expectedOwner: ObjectIdentifier?
   @exclusivity(unchecked) private var matched = 0
   @exclusivity(unchecked) private var mismatch = false
   /// In object mode (bulk watches): the states of the objects read, without slots, except
@@ -44,8 +45,11 @@ final class _AccessRecorder {
     buffer.deallocate()
   }
 
-  /// Whether `slot` is the one slot a single-property verification expects.
-  func expects(_ slot: UnsafeMutableRawPointer) -> Bool { expectedSingle == slot }
+  /// Whether `slot`, read from `owner`, is the one slot a single-property verification
+  /// expects.
+  func expects(_ slot: UnsafeMutableRawPointer, of owner: ObjectIdentifier) -> Bool {
+    expectedSingle == slot && expectedOwner == owner
+  }
 
   /// Records the read of the expected slot in single verify mode.
   func matchSingle() { matched = 1 }
@@ -102,6 +106,7 @@ final class _AccessRecorder {
     count = 0
     expected = nil
     expectedSingle = nil
+    expectedOwner = nil
     matched = 0
     mismatch = false
   }
@@ -148,14 +153,18 @@ final class _AccessRecorder {
     }
   }
 
-  /// Runs `body` with tracking and tells whether it read the slot at `slot` and nothing else.
+  /// Runs `body` with tracking and tells whether it read the slot at `slot`, a slot of `owner`,
+  /// and nothing else.
   ///
   /// The slot is passed as its address, so that nothing is retained to capture it (this runs
   /// on every change of a single-property registration).
   @usableFromInline
-  static func readsOnly(_ slot: UnsafeMutableRawPointer, _ body: () -> Void) -> Bool {
+  static func readsOnly(
+    _ slot: UnsafeMutableRawPointer, of owner: ObjectIdentifier, _ body: () -> Void
+  ) -> Bool {
     _withRecorder { recorder in
       recorder.expectedSingle = slot
+      recorder.expectedOwner = owner
       body()
       return !recorder.mismatch && recorder.matched == 1
     }
@@ -217,9 +226,10 @@ func _recordRead<Root: ObservableModel>(
         }
         return slot
       }
-      // The slot a single-property registration expects: known to be this object's (a pointer
-      // comparison, nothing followed).
-      if let slot, recorder.expects(slot) {
+      // The slot a single-property registration expects, read from its root: known to be the
+      // root's (a pointer comparison, nothing followed; storage copied into another object
+      // may hold the same address, hence the owner check).
+      if let slot, recorder.expects(slot, of: ObjectIdentifier(object)) {
         recorder.matchSingle()
         return slot
       }
