@@ -18,7 +18,9 @@ import Synchronization
 /// The wrapper is transparent: it is `Equatable`, `Hashable`, `Encodable` and `Decodable` as its
 /// value is, and encodes as the bare value. Copying the storage into another object
 /// (`_name = other._name`, in a copying initialiser) copies the value and nothing else: the
-/// copy's observers are its own.
+/// copy's observers are its own. Copy storage only into an object nobody observes yet (an
+/// initialiser): storage assigned over a property that has observers, or copied between two
+/// properties of one object, leaves those observers where they were.
 ///
 /// - Important: `@Observed` works only in classes that adopt ``ObservableModel``; Swift rejects
 ///   it elsewhere at compile time.
@@ -26,10 +28,10 @@ import Synchronization
 public struct Observed<Value> {
   @usableFromInline
   var _value: Value
-  /// The address of the property's `_AnySlot` (its observers), set when the first one arrives;
-  /// unowned (the object's state owns the slot). Storage copied from another object holds
-  /// that object's slot, so the accessors follow this pointer only once the object's state
-  /// vouches for it (see `_didSet`).
+  /// The property's `_AnySlot` (its observers), set when the first one arrives: its
+  /// `reference` (the address with a stamp), unowned (the object's state owns the slot).
+  /// Storage copied from another object holds that object's slot, so the accessors follow
+  /// this only once the object's state vouches for it (see `_didSet`).
   @usableFromInline
   var _slot: UnsafeMutableRawPointer?
 
@@ -134,7 +136,7 @@ public struct Observed<Value> {
 }
 
 extension Observed: _ObservedStorage {
-  var _slotAddress: UnsafeMutableRawPointer? { _slot }
+  var _slotAddress: UnsafeMutableRawPointer? { _slot.map(_slotAddress(of:)) }
 }
 
 extension Observed: Equatable where Value: Equatable {

@@ -1,5 +1,6 @@
-import Binding
 import Testing
+
+@testable import Binding
 
 /// Issue 13, item 8: `@Observed` storage copied into another object (`_name = other._name`)
 /// must carry the value and nothing else. It used to carry the original object's observation
@@ -85,5 +86,40 @@ import Testing
     #expect(events == 1)
     token.cancel()
     originalToken.cancel()
+  }
+}
+
+/// Storage that names another property's slot by address but not by stamp: what a copy from a
+/// freed object holds when this object's new slot reuses the freed slot's memory (the review
+/// of item 8 found that an address alone was fooled by it).
+@Suite struct CopiedWrapperReuseTests {
+  final class Pair: ObservableModel {
+    let observation = ObservationStorage()
+    @Observed var x = 0
+    @Observed var y = 0
+    /// Puts a reference into `y`'s storage: `x`'s slot address with another stamp.
+    func forgeStaleReferenceInY() {
+      let reference = UInt(bitPattern: _x._slot)
+      _y._slot = UnsafeMutableRawPointer(bitPattern: reference ^ (1 << 48))
+    }
+  }
+
+  /// Promise: a write of `y` whose storage holds a stale reference to `x`'s slot reaches
+  /// neither `x`'s observers nor a crash; `y`'s own observers hear it.
+  @Test func aStaleReferenceToAnotherPropertysSlotIsNotFollowed() {
+    let pair = Pair()
+    var heardX = 0
+    var heardY: [Int] = []
+    let xToken = pair.observe(\.x, options: .everySet) { _ in heardX += 1 }
+    pair.forgeStaleReferenceInY()
+    pair.y = 1
+    #expect(heardX == 0)
+    let yToken = pair.observe(\.y) { heardY.append($0.newValue) }
+    pair.y = 2
+    pair.x = 5
+    #expect(heardX == 1)
+    #expect(heardY == [2])
+    xToken.cancel()
+    yToken.cancel()
   }
 }

@@ -116,20 +116,28 @@ final class _ModelState: _Lock<_ModelState.State>, @unchecked Sendable {
     }
   }
 
-  /// Whether `slot` is the slot of one of the object's properties, without the lock.
+  /// Whether `reference` (what `@Observed` storage holds) names one of the object's slots,
+  /// without the lock.
   ///
   /// A property's storage can be copied into another object (`_name = other._name`), slot
-  /// pointer and all; that pointer must not be followed (its object may be gone), so the
-  /// accessors check it here first. O(number of observed properties), a few loads each.
-  func ownsSlot(_ slot: UnsafeMutableRawPointer) -> Bool {
+  /// reference and all; it must not be followed (its object may be gone), so the accessors
+  /// check it here first: the address must be one of this object's slots (then the slot is
+  /// alive and may be read), and its stamp that slot's (a freed slot's memory may have been
+  /// reused for a slot of this object). O(number of observed properties), a few loads each.
+  func ownsSlot(_ reference: UnsafeMutableRawPointer) -> Bool {
     let count = _slotCount.load(ordering: .acquiring)
     // The list loaded after the count holds at least `count` addresses; it and the lists it
     // replaced live as long as this state.
     guard count > 0, let raw = UnsafeRawPointer(bitPattern: _slotList.load(ordering: .acquiring))
     else { return false }
     let addresses = Unmanaged<_SlotList>.fromOpaque(raw)._withUnsafeGuaranteedRef { $0.addresses }
-    let wanted = UInt(bitPattern: slot)
-    for index in 0..<count where addresses[index] == wanted { return true }
+    let address = _slotAddress(of: reference)
+    let wanted = UInt(bitPattern: address)
+    for index in 0..<count where addresses[index] == wanted {
+      return Unmanaged<_AnySlot>.fromOpaque(address)._withUnsafeGuaranteedRef {
+        $0.reference == reference
+      }
+    }
     return false
   }
 

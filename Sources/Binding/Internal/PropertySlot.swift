@@ -52,10 +52,23 @@ final class _AnySlot {
   let ownerID: ObjectIdentifier
   private var _name: String?
 
+  /// What `@Observed` storage holds for this slot: its address with a stamp in the 16 bits an
+  /// address leaves free (see `_slotAddress(of:)`), so that storage copied from another object
+  /// is not mistaken for this slot when this slot reuses the memory of that object's freed slot.
+  var reference: UnsafeMutableRawPointer {
+    let address = UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque())
+    // An address above 2^48 (not made by today's allocators) goes unstamped. Non-zero either
+    // way: it holds the address.
+    return UnsafeMutableRawPointer(bitPattern: address >> 48 == 0 ? address | stamp : address)!
+  }
+  /// This slot's stamp, in the bits above 2^48.
+  private let stamp: UInt
+
   init(owner: AnyObject) {
     self.ownerID = ObjectIdentifier(owner)
     capacity = 2
     entries = .allocate(capacity: capacity)
+    stamp = (_slotStamps.wrappingAdd(1, ordering: .relaxed).newValue & 0xFFFF) << 48
   }
 
   deinit {
@@ -156,6 +169,16 @@ final class _AnySlot {
   /// Whether the slot's property belongs to `object`.
   @usableFromInline
   func isOwned(by object: AnyObject) -> Bool { ownerID == ObjectIdentifier(object) }
+}
+
+/// Stamps for slot references (see `_AnySlot.reference`); only the low 16 bits are used.
+private let _slotStamps = Atomic<UInt>(0)
+
+/// The address of the slot that `reference` (what `@Observed` storage holds) names.
+@inline(__always)
+func _slotAddress(of reference: UnsafeMutableRawPointer) -> UnsafeMutableRawPointer {
+  // Non-zero: the address part of a reference is a slot's address.
+  UnsafeMutableRawPointer(bitPattern: UInt(bitPattern: reference) & (1 << 48 - 1))!
 }
 
 /// Lets reflection find which stored property holds a slot.

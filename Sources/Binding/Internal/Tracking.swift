@@ -229,14 +229,16 @@ func _recordRead<Root: ObservableModel>(
       // The slot a single-property registration expects, read from its root: known to be the
       // root's (a pointer comparison, nothing followed; storage copied into another object
       // may hold the same address, hence the owner check).
-      if let slot, recorder.expects(slot, of: ObjectIdentifier(object)) {
+      if let slot, recorder.expects(_slotAddress(of: slot), of: ObjectIdentifier(object)) {
         recorder.matchSingle()
         return slot
       }
       // Storage copied from another object's property holds that object's slot (see `_didSet`).
       let owned = slot.flatMap { _isOwnSlot($0, of: object) ? $0 : nil }
       guard let slot = owned ?? _makeSlot(object) else { return nil }
-      Unmanaged<_AnySlot>.fromOpaque(slot)._withUnsafeGuaranteedRef { recorder.record($0) }
+      Unmanaged<_AnySlot>.fromOpaque(_slotAddress(of: slot))._withUnsafeGuaranteedRef {
+        recorder.record($0)
+      }
       return slot
     }
   }
@@ -252,5 +254,5 @@ func _makeSlot<Root: ObservableModel>(_ object: Root) -> UnsafeMutableRawPointer
   guard !state.isDeleted else { return nil }
   let slot = _AnySlot(owner: object)
   state.adopt(slot: slot)
-  return Unmanaged.passUnretained(slot).toOpaque()
+  return slot.reference
 }

@@ -53,12 +53,13 @@ func _didSet<Root: ObservableModel>(
   return made
 }
 
-/// Tells the observers of `rawSlot`, a slot of `owner`, that its property changed.
+/// Tells the observers of `rawSlot` (a slot reference, see `_AnySlot.reference`), a slot of
+/// `owner`, that its property changed.
 private func _notify(
   _ owner: AnyObject, slot rawSlot: UnsafeMutableRawPointer, state stateAddress: UInt
 ) {
   // The object owns its slots and its state, and is alive during its own setter.
-  let slot = Unmanaged<_AnySlot>.fromOpaque(rawSlot)
+  let slot = Unmanaged<_AnySlot>.fromOpaque(_slotAddress(of: rawSlot))
   _notifyingWrite {
     slot._withUnsafeGuaranteedRef { slot in
       // "Any property" registrations first, so that what they list follows the order of the
