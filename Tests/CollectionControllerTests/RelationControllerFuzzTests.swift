@@ -357,6 +357,11 @@ extension RelationControllerFuzzTests {
     let delivered = _Lock(0)
     var live: [(token: ObservationToken, cancelled: _Lock<Bool>)] = []
     let pause = QueuePause(queue)
+    // The controller drains where it delivers, on `queue`: the relation and its elements are
+    // written there too (the threading contract), or here while the queue is paused.
+    func onQueue(_ edit: () -> Void) {
+      if pause.isPaused { edit() } else { queue.sync(execute: edit) }
+    }
     for _ in 0..<800 {
       switch Int.random(in: 0..<12, using: &rng) {
       case 0..<2:
@@ -373,24 +378,34 @@ extension RelationControllerFuzzTests {
       case 3:
         pause.toggle()
       case 4..<7:
-        artist.albums.randomElement(using: &rng)?.year = Int.random(in: 1960..<2030, using: &rng)
+        onQueue {
+          artist.albums.randomElement(using: &rng)?.year = .random(in: 1960..<2030, using: &rng)
+        }
       case 7:
-        artist.insert(
-          makeAlbum(&rng), at: Int.random(in: 0...artist.albums.count, using: &rng),
-          into: \.albums)
+        onQueue {
+          artist.insert(
+            makeAlbum(&rng), at: Int.random(in: 0...artist.albums.count, using: &rng),
+            into: \.albums)
+        }
       case 8 where !artist.albums.isEmpty:
-        artist.remove(at: Int.random(in: 0..<artist.albums.count, using: &rng), from: \.albums)
+        onQueue {
+          artist.remove(at: Int.random(in: 0..<artist.albums.count, using: &rng), from: \.albums)
+        }
       case 9:
-        coalesce {
-          for album in artist.albums.prefix(5) {
-            album.year = Int.random(in: 1960..<2030, using: &rng)
+        onQueue {
+          coalesce {
+            for album in artist.albums.prefix(5) {
+              album.year = Int.random(in: 1960..<2030, using: &rng)
+            }
           }
         }
       case 10:
-        artist.albums.reverse()
+        onQueue { artist.albums.reverse() }
       default:
-        artist.albums.randomElement(using: &rng)?.tracks.append(
-          Track(Int.random(in: 1..<99, using: &rng)))
+        onQueue {
+          artist.albums.randomElement(using: &rng)?.tracks.append(
+            Track(Int.random(in: 1..<99, using: &rng)))
+        }
       }
     }
     pause.finish()
