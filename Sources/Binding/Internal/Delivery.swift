@@ -156,9 +156,8 @@ private let _mainQueueKey: DispatchSpecificKey<UInt8> = {
 /// Whether the caller runs on the main queue, which is the main actor's executor.
 ///
 /// Not `Thread.isMainThread` alone: under `dispatchMain()` (as in `swift test` on Linux) the
-/// main queue, and so the main actor, is served by another thread. `package`: relation
-/// controllers decide their main-actor deliveries with it too.
-package func _isOnMainQueue() -> Bool {
+/// main queue, and so the main actor, is served by another thread.
+func _isOnMainQueue() -> Bool {
   DispatchQueue.getSpecific(key: _mainQueueKey) == 1
 }
 
