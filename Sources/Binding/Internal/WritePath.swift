@@ -37,13 +37,7 @@ func _slotForUnobservedSet<Root: ObservableModel>(
 func _didSet<Root: ObservableModel>(
   _ owner: Root, slot rawSlot: UnsafeMutableRawPointer, state stateAddress: UInt
 ) -> UnsafeMutableRawPointer? {
-  // A slot exists only once the object's state does: with no state (a lone watch), the slot
-  // is another object's.
-  let owned =
-    stateAddress & _loneWatchTag == 0
-    && Unmanaged<_ModelState>.fromOpaque(UnsafeRawPointer(bitPattern: stateAddress)!)
-      ._withUnsafeGuaranteedRef { $0.ownsSlot(rawSlot) }
-  if owned {
+  if _stateWord(stateAddress, owns: rawSlot) {
     _notify(owner, slot: rawSlot, state: stateAddress)
     return nil
   }
@@ -80,7 +74,13 @@ private func _notify(
 
 /// Whether `slot` is the slot of one of `object`'s properties (see `_didSet`).
 func _isOwnSlot<Root: ObservableModel>(_ slot: UnsafeMutableRawPointer, of object: Root) -> Bool {
-  let word = object.observation._state.load(ordering: .acquiring)
+  _stateWord(object.observation._state.load(ordering: .acquiring), owns: slot)
+}
+
+/// Whether the object whose `ObservationStorage` word is `word` owns `slot`. A slot exists only
+/// once the object's state does: with no state (0, or a lone watch), the slot is another
+/// object's.
+private func _stateWord(_ word: UInt, owns slot: UnsafeMutableRawPointer) -> Bool {
   guard word & _loneWatchTag == 0, let raw = UnsafeRawPointer(bitPattern: word) else {
     return false
   }
