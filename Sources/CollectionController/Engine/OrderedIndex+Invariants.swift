@@ -24,7 +24,23 @@ extension _OrderedIndex {
         var rows = 0
         var node = _leftmost(section.root)
         while node >= 0 {
-          if checksOrder && previous >= 0 {
+          if let keys {
+            if checksOrder {
+              // Settled: each element's kept keys are its live keys.
+              keys.stage(_element(node))
+              precondition(
+                keys.compareStaged(with: node) == .orderedSame,
+                "kept sort keys differ from the live ones in section \(index) at row \(rows)")
+            }
+            if previous >= 0 {
+              let order = keys.compare(previous, node)
+              precondition(
+                order == .orderedAscending
+                  || (order == .orderedSame
+                    && _nodes[Int(previous)].sequence < _nodes[Int(node)].sequence),
+                "elements out of kept-key order in section \(index) at row \(rows)")
+            }
+          } else if checksOrder && previous >= 0 {
             let a = _element(previous)
             let b = _element(node)
             let order = _comparator(a, b)

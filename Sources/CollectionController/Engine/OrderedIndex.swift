@@ -65,6 +65,9 @@ struct _OrderedIndex<Element: AnyObject, SectionKey: Hashable & Comparable> {
   }
 
   let _comparator: Comparator
+  /// The kept sort keys, when the order can be compared from them (then `_comparator` is used
+  /// only to check invariants); replaced only while the index holds no element.
+  var keys: _SortKeys<Element>?
   /// The key of the section that exists even when it holds no element, if any.
   let permanentSectionKey: SectionKey?
   /// The tree links of every slot (a plain, non-generic struct, so that walking the trees
@@ -77,9 +80,9 @@ struct _OrderedIndex<Element: AnyObject, SectionKey: Hashable & Comparable> {
   /// Identity table: element identities to slots.
   var _table = _IdentityTable()
   /// The number of elements.
-  private(set) var count = 0
+  var count = 0
   /// Incremented by every mutation; lets a change-set builder check that it saw the old content.
-  private(set) var _version: UInt64 = 0
+  var _version: UInt64 = 0
 
   /// Creates an empty index.
   ///
@@ -288,6 +291,8 @@ extension _OrderedIndex {
       "RelationController: the section key \(sectionKey) of \(element) is not equal to itself "
         + "(a floating-point NaN?); sections are ordered by key, so section keys must be totally "
         + "ordered. Map such values to a key of their own in the section function.")
+    // Kept keys are read here, with the comparisons (user code: no lock is held).
+    keys?.stage(element)
     let lowerBound = _sectionLowerBound(sectionKey)
     guard lowerBound < _sections.count && _sections[lowerBound].key == sectionKey else {
       return InsertionPoint(
@@ -324,6 +329,7 @@ extension _OrderedIndex {
       _retagRoots(from: section + 1)
     }
     let slot = _allocate(element, sequence: sequence)
+    keys?.keepStaged(at: slot, for: element)
     let parent = point.parent
     if parent < 0 {
       precondition(_sections[section].root < 0, "stale insertion point")
@@ -425,6 +431,7 @@ extension _OrderedIndex {
     _elements.removeAll()
     _freeHead = -1
     _table.removeAll()
+    keys?.removeAll()
     _sections.removeAll()
     if let key = permanentSectionKey {
       _sections.append(_Section(key: key, root: -1, isPermanent: true))
@@ -460,7 +467,9 @@ extension _OrderedIndex {
   /// Whether an element with `sequence` orders before the element at `node`.
   @inline(__always)
   func _orders(_ element: Element, _ sequence: UInt64, before node: Int32) -> Bool {
-    switch _comparator(element, _element(node)) {
+    let order =
+      if let keys { keys.compareStaged(with: node) } else { _comparator(element, _element(node)) }
+    switch order {
     case .orderedAscending: return true
     case .orderedDescending: return false
     case .orderedSame: return sequence < _nodes[Int(node)].sequence

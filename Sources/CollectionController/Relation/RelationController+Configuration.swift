@@ -112,6 +112,8 @@ struct _Config<Element: ObservableModel, SectionKey: Hashable & Comparable> {
   var sectionName: (SectionKey) -> String
   var observing: [PartialKeyPath<Element>]
   let compare: (Element, Element) -> ComparisonResult
+  /// Reads what the sort reads of an element (its kept keys' key paths when they can be kept).
+  let readSortKeys: (Element) -> Void
 
   init<Owner>(
     filter: RelationController<Owner, Element, SectionKey>.Filter?,
@@ -135,7 +137,18 @@ struct _Config<Element: ObservableModel, SectionKey: Hashable & Comparable> {
       }
       return .orderedSame
     }
+    if let keys = _SortKeys.make(comparators) {
+      // Reading is stateless, so any thread may read through this one instance.
+      readSortKeys = keys.read
+    } else {
+      readSortKeys = { element in
+        for comparator in comparators { _ = comparator.compare(element, element) }
+      }
+    }
   }
+
+  /// Kept sort keys for a new index, or `nil` when the sort compares live elements.
+  func makeKeys() -> _SortKeys<Element>? { _SortKeys.make(sortedBy) }
 
   func includes(_ element: Element) -> Bool {
     guard let filter else { return true }
@@ -173,7 +186,7 @@ struct _Config<Element: ObservableModel, SectionKey: Hashable & Comparable> {
   func readInputs(_ element: Element) -> Int {
     if let filter { _ = try? filter.evaluate(element) }
     _ = sectionedBy(element)
-    for comparator in sortedBy { _ = comparator.compare(element, element) }
+    readSortKeys(element)
     return fingerprint(element)
   }
 

@@ -72,7 +72,11 @@ extension RelationController {
       // The old configuration's closures are released after the lock (their captures'
       // deinitialisers are user code).
       _ = _write { state in
-        defer { state.config = config }
+        defer {
+          state.config = config
+          // The touched elements are all removed before any is placed with the new keys.
+          state.index.keys = config.makeKeys()
+        }
         return state.config
       }
       _comparator.compare = config.compare

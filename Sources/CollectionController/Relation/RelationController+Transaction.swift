@@ -50,13 +50,16 @@ extension RelationController {
     }
   }
 
-  /// Runs the transaction over the touched elements; `nil` when nothing visible changed.
-  func _transaction() -> _Delivery? {
+  /// Runs the transaction over the touched elements; `nil` when nothing visible changed (or
+  /// when `reports` is `false`: the initial content, which nobody is told about).
+  func _transaction(reports: Bool = true) -> _Delivery? {
     let work = _work
     let namesBefore = work.namesBeforeReconfiguration
     work.namesBeforeReconfiguration = nil
     guard !work.dirty.isEmpty || namesBefore != nil else { return nil }
-    _healAroundTouched()
+    // Kept keys change only when their element is placed, so no element is ever out of order
+    // by them: there are no stale neighbours to heal.
+    if _state.index.keys == nil { _healAroundTouched() }
     // An observed attribute changed if its fingerprint after the transaction's last change of
     // the element differs from the one at the previous comparison. Only elements changed in
     // this transaction are compared (others may be here because a later transaction moved
@@ -91,21 +94,32 @@ extension RelationController {
     }
     let oldKeys = _state.index.sectionKeys
     var builder = _ChangeSetBuilder(before: _state.index)
-    for (element, changed) in touched {
-      builder.touch(ObjectIdentifier(element), changedAttributes: changed, in: _state.index)
+    if reports {
+      for (element, changed) in touched {
+        builder.touch(ObjectIdentifier(element), changedAttributes: changed, in: _state.index)
+      }
     }
     _write { state in
       for (element, _) in touched { state.index.remove(ObjectIdentifier(element)) }
     }
-    for offset in touched.indices where labels[offset] != .max {
-      let element = touched[offset].element
-      // The filter, the section function and the comparisons (user code) run with no lock
-      // held; only the drainer writes the index, so the point is still valid when it inserts.
-      guard config.includes(element) else { continue }
-      let point = _state.index.insertionPoint(
-        for: element, sectionKey: config.sectionedBy(element), sequence: labels[offset])
-      _write { $0.index.insert(element, sequence: labels[offset], at: point) }
+    // In bulk only with kept keys: a live comparison that is not a total order (NaN) would
+    // give the sort no consistent answer, while inserting one by one still places each
+    // element consistently with its neighbours.
+    if _state.index.isEmpty && _state.index.keys != nil && touched.count > 1 {
+      _load(touched.map(\.element), labels: labels, config: config)
+    } else {
+      for offset in touched.indices where labels[offset] != .max {
+        let element = touched[offset].element
+        // The filter, the section function and the comparisons (user code) run with no lock
+        // held; only the drainer writes the index, so the point is still valid when it
+        // inserts.
+        guard config.includes(element) else { continue }
+        let point = _state.index.insertionPoint(
+          for: element, sectionKey: config.sectionedBy(element), sequence: labels[offset])
+        _write { $0.index.insert(element, sequence: labels[offset], at: point) }
+      }
     }
+    guard reports else { return nil }
     let built = builder.finish(after: _state.index)
     guard var changes = built ?? (namesBefore == nil ? nil : RelationChangeSet()) else {
       return nil
@@ -126,6 +140,26 @@ extension RelationController {
       deletedSectionKeys: changes.deletedSections.map { oldKeys[$0] },
       insertedSectionKeys: changes.insertedSections.map { newKeys[$0] },
       sectionName: config.sectionName)
+  }
+
+  /// Places `elements` (those with a label other than `.max` that the filter includes) in the
+  /// empty index at once: one sort (user code, no lock held), then a linear load under the
+  /// lock.
+  func _load(_ elements: [Element], labels: [UInt64], config: _Config<Element, SectionKey>) {
+    var placed: [Element] = []
+    var sectionKeys: [SectionKey] = []
+    var sequences: [UInt64] = []
+    placed.reserveCapacity(elements.count)
+    sectionKeys.reserveCapacity(elements.count)
+    sequences.reserveCapacity(elements.count)
+    for (offset, element) in elements.enumerated() where labels[offset] != .max {
+      guard config.includes(element) else { continue }
+      placed.append(element)
+      sectionKeys.append(config.sectionedBy(element))
+      sequences.append(labels[offset])
+    }
+    let load = _state.index.prepareLoad(placed, sectionKeys: sectionKeys, sequences: sequences)
+    _write { $0.index.load(load) }
   }
 
   /// Checks the structure of the index and of the members after a transaction (debug builds,

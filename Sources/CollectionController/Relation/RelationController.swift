@@ -149,9 +149,10 @@ public final class RelationController<
     _relation = relation
     let comparator = _ComparatorBox(config.compare)
     _comparator = comparator
-    let index = _OrderedIndex<Element, SectionKey>(permanentSectionKey: permanentSectionKey) {
+    var index = _OrderedIndex<Element, SectionKey>(permanentSectionKey: permanentSectionKey) {
       comparator.compare($0, $1)
     }
+    index.keys = config.makeKeys()
     let state = _State(index: index, config: config)
     _state = state
     _lock = _Lock(state)
@@ -162,7 +163,7 @@ public final class RelationController<
     _sink.attach(self)
     _relay.attach(self)
     _fold(.relation(initial, hint: nil))
-    _ = _transaction()
+    _ = _transaction(reports: false)
     _checkInvariants()
     _drainQueue()
     let token = register(self)

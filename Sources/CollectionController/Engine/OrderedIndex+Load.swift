@@ -1,0 +1,124 @@
+// Building an index in bulk: one sort and a linear load, instead of one insertion (and its
+// O(log n) comparisons and rotations) per element.
+
+extension _OrderedIndex {
+  /// The elements of a bulk load in their final order, grouped into sections: what
+  /// `prepareLoad` computes (comparisons, user code) with no lock held, for `load` to build.
+  struct Load {
+    var elements: [Element]
+    var sequences: [UInt64]
+    /// The positions in `elements` in index order.
+    var order: [Int32]
+    /// The sections in key order: each key with its range in `order`, and whether it is the
+    /// permanent section (which may be empty).
+    var sections: [(key: SectionKey, range: Range<Int>, isPermanent: Bool)]
+  }
+
+  /// Orders `elements` for a bulk load into this index, which must be empty: by section key,
+  /// then by kept keys (read now, into slots `0..<n`) or the comparator, then by sequence.
+  ///
+  /// Changes nothing the index's readers see: kept keys are the index writer's own.
+  ///
+  /// - Complexity: O(n log n) comparisons.
+  func prepareLoad(
+    _ elements: [Element], sectionKeys: [SectionKey], sequences: [UInt64]
+  ) -> Load {
+    precondition(count == 0, "a bulk load needs an empty index")
+    for key in sectionKeys {
+      _require(
+        key == key,
+        "RelationController: the section key \(key) is not equal to itself (a floating-point "
+          + "NaN?); sections are ordered by key, so section keys must be totally ordered. Map "
+          + "such values to a key of their own in the section function.")
+    }
+    if let keys {
+      keys.removeAll()
+      for (offset, element) in elements.enumerated() { keys.keep(element, at: Int32(offset)) }
+    }
+    var order = (0..<Int32(elements.count)).map { $0 }
+    let comparator = _comparator
+    let keys = keys
+    order.sort { a, b in
+      let (left, right) = (sectionKeys[Int(a)], sectionKeys[Int(b)])
+      if left != right { return left < right }
+      let result = keys?.compare(a, b) ?? comparator(elements[Int(a)], elements[Int(b)])
+      if result != .orderedSame { return result == .orderedAscending }
+      return sequences[Int(a)] < sequences[Int(b)]
+    }
+    var sections: [(key: SectionKey, range: Range<Int>, isPermanent: Bool)] = []
+    var start = 0
+    while start < order.count {
+      let key = sectionKeys[Int(order[start])]
+      var end = start + 1
+      while end < order.count && sectionKeys[Int(order[end])] == key { end += 1 }
+      sections.append((key, start..<end, key == permanentSectionKey))
+      start = end
+    }
+    if let permanent = permanentSectionKey, !sections.contains(where: { $0.isPermanent }) {
+      let at = sections.firstIndex { permanent < $0.key } ?? sections.count
+      sections.insert((permanent, order.count..<order.count, true), at: at)
+    }
+    return Load(elements: elements, sequences: sequences, order: order, sections: sections)
+  }
+
+  /// Builds the content from `load`, prepared by `prepareLoad` on this index with no change
+  /// since; compares nothing (no user code runs).
+  ///
+  /// Each section's tree is built from its elements in order in one pass (a Cartesian tree
+  /// by the fixed slot priorities, with a stack), so the result is the treap that inserting
+  /// them one by one would give.
+  ///
+  /// - Complexity: O(n + s).
+  mutating func load(_ load: Load) {
+    precondition(count == 0, "a bulk load needs an empty index")
+    _nodes.removeAll(keepingCapacity: true)
+    _elements.removeAll(keepingCapacity: true)
+    _freeHead = -1
+    _table.removeAll()
+    reserveCapacity(load.elements.count)
+    for (offset, element) in load.elements.enumerated() {
+      let slot = _allocate(element, sequence: load.sequences[offset])
+      precondition(slot == Int32(offset), "a bulk load allocates slots in order")
+    }
+    _sections.removeAll(keepingCapacity: true)
+    var stack: [Int32] = []
+    for section in load.sections {
+      stack.removeAll(keepingCapacity: true)
+      for position in section.range {
+        let slot = load.order[position]
+        let priority = Self._priority(slot)
+        var last: Int32 = -1
+        while let top = stack.last, Self._priority(top) < priority {
+          _finishSize(top)
+          last = stack.removeLast()
+        }
+        _nodes[Int(slot)].left = last
+        if last >= 0 { _nodes[Int(last)].parent = slot }
+        if let top = stack.last {
+          _nodes[Int(top)].right = slot
+          _nodes[Int(slot)].parent = top
+        }
+        stack.append(slot)
+      }
+      while let top = stack.popLast() { _finishSize(top) }
+      let root = section.range.isEmpty ? -1 : _rootOf(load.order[section.range.lowerBound])
+      _sections.append(_Section(key: section.key, root: root, isPermanent: section.isPermanent))
+    }
+    _retagRoots(from: 0)
+    for slot in 0..<Int32(load.elements.count) { _tableInsert(slot) }
+    count = load.elements.count
+    _version &+= 1
+  }
+
+  /// Sets the size of `node` from its children's (which are final).
+  private mutating func _finishSize(_ node: Int32) {
+    _nodes[Int(node)].size = _size(_nodes[Int(node)].left) + _size(_nodes[Int(node)].right) + 1
+  }
+
+  /// The root of the tree holding `node`, by parent links (before roots are tagged).
+  private func _rootOf(_ node: Int32) -> Int32 {
+    var node = node
+    while _nodes[Int(node)].parent >= 0 { node = _nodes[Int(node)].parent }
+    return node
+  }
+}

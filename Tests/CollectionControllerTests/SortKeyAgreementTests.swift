@@ -1,0 +1,163 @@
+import Binding
+import Foundation
+import TestSupport
+import Testing
+
+@testable import CollectionController
+
+/// Kept sort keys (read once per placement, compared with specialised code) must order exactly
+/// as `sorted(using:)` orders with the same `SortDescriptor`s: checked on random data with many
+/// ties, for every key type the controller specialises, after the build, after random writes
+/// and relation edits, and after a reconfiguration.
+@Suite struct SortKeyAgreementTests {}
+
+/// A grade: a `Comparable` enum (a value type of the user's own).
+enum Grade: Int, Comparable {
+  case low, middle, high
+  static func < (a: Grade, b: Grade) -> Bool { a.rawValue < b.rawValue }
+}
+
+/// One model with a property of every specialised key type.
+final class Record: ObservableModel, CustomStringConvertible {
+  let observation = ObservationStorage()
+  let id: Int
+  @Observed var count = 0
+  @Observed var score = 0.0
+  @Observed var title = ""
+  @Observed var rank: Int?
+  @Observed var subtitle: String?
+  @Observed var date = Date(timeIntervalSince1970: 0)
+  @Observed var grade = Grade.low
+  @Observed var small: UInt8 = 0
+
+  init(id: Int) { self.id = id }
+  var description: String { "Record(\(id))" }
+  /// Computed: a key path through a computed property is kept too.
+  var titleLength: Int { title.count }
+}
+
+final class Shelf: ObservableModel {
+  let observation = ObservationStorage()
+  @Observed var records: [Record] = []
+}
+
+extension SortKeyAgreementTests {
+  /// Descriptor lists, each specialised (checked below).
+  static let orders: [(name: String, descriptors: [SortDescriptor<Record>])] = [
+    ("Int", [SortDescriptor(\.count)]),
+    ("Int reverse", [SortDescriptor(\.count, order: .reverse)]),
+    ("Double", [SortDescriptor(\.score)]),
+    ("String", [SortDescriptor(\.title)]),
+    ("String reverse", [SortDescriptor(\.title, order: .reverse)]),
+    ("String lexical", [SortDescriptor(\.title, comparator: .lexical)]),
+    ("String lexical reverse", [SortDescriptor(\.title, comparator: .lexical, order: .reverse)]),
+    ("Int?", [SortDescriptor(\.rank)]),
+    ("Int? reverse", [SortDescriptor(\.rank, order: .reverse)]),
+    ("String?", [SortDescriptor(\.subtitle)]),
+    ("String? lexical reverse", [SortDescriptor(\.subtitle, comparator: .lexical, order: .reverse)]),
+    ("Date", [SortDescriptor(\.date)]),
+    ("enum", [SortDescriptor(\.grade)]),
+    ("UInt8", [SortDescriptor(\.small, order: .reverse)]),
+    ("computed", [SortDescriptor(\.titleLength)]),
+    (
+      "Int then String reverse then Double",
+      [
+        SortDescriptor(\.count), SortDescriptor(\.title, order: .reverse),
+        SortDescriptor(\.score),
+      ]
+    ),
+    ("enum reverse then Int?", [SortDescriptor(\.grade, order: .reverse), SortDescriptor(\.rank)]),
+  ]
+
+  static let titles = ["", "a", "A", "b", "ab", "é", "e\u{301}", "10", "9", "Zebra", "zebra"]
+  static let scores: [Double] = [-1.5, 0.0, -0.0, 0.5, 2, 1e9, -.infinity]
+
+  static func randomize(_ record: Record, _ rng: inout SplitMix64, field: Int? = nil) {
+    switch field ?? Int(rng.next() % 8) {
+    case 0: record.count = Int(rng.next() % 5)
+    case 1: record.score = scores[Int(rng.next() % UInt64(scores.count))]
+    case 2: record.title = titles[Int(rng.next() % UInt64(titles.count))]
+    case 3: record.rank = rng.next() % 3 == 0 ? nil : Int(rng.next() % 4)
+    case 4:
+      record.subtitle = rng.next() % 3 == 0 ? nil : titles[Int(rng.next() % UInt64(titles.count))]
+    case 5: record.date = Date(timeIntervalSince1970: Double(rng.next() % 4) * 86_400)
+    case 6: record.grade = Grade(rawValue: Int(rng.next() % 3))!  // 0..<3 are all cases
+    default: record.small = UInt8(rng.next() % 4)
+    }
+  }
+
+  static func makeShelf(_ count: Int, _ rng: inout SplitMix64) -> Shelf {
+    let shelf = Shelf()
+    shelf.records = (0..<count).map { id in
+      let record = Record(id: id)
+      for field in 0..<8 { randomize(record, &rng, field: field) }
+      return record
+    }
+    return shelf
+  }
+
+  static func expected(_ shelf: Shelf, _ descriptors: [SortDescriptor<Record>]) -> [Int] {
+    // `sorted(using:)` is stable: ties keep relation order, as in the controller.
+    shelf.records.sorted(using: descriptors).map(\.id)
+  }
+
+  @Test(arguments: 0..<orders.count)
+  func keptKeysOrderAsSortedUsing(_ order: Int) throws {
+    let (name, descriptors) = Self.orders[order]
+    #expect(_SortKeys<Record>.make(descriptors) != nil, "\(name) is not specialised")
+    var rng = SplitMix64(seed: UInt64(order) &+ 99)
+    let shelf = Self.makeShelf(200, &rng)
+    let controller = try RelationController(
+      \.records, of: shelf, sortedBy: descriptors, delivery: .synchronous)
+    func content() -> [Int] { controller.objects.map(\.id) }
+    #expect(content() == Self.expected(shelf, descriptors), "\(name) after the build")
+    for step in 0..<300 {
+      let record = shelf.records[Int(rng.next() % UInt64(shelf.records.count))]
+      Self.randomize(record, &rng)
+      if step % 25 == 0 {
+        // Relation edits too: ties follow the relation order.
+        let moved = shelf.records.remove(at: Int(rng.next() % UInt64(shelf.records.count)))
+        shelf.records.insert(moved, at: Int(rng.next() % UInt64(shelf.records.count + 1)))
+      }
+      if step % 50 == 0 {
+        coalesce {
+          for _ in 0..<10 {
+            Self.randomize(shelf.records[Int(rng.next() % UInt64(shelf.records.count))], &rng)
+          }
+        }
+      }
+      try #require(
+        content() == Self.expected(shelf, descriptors), "\(name) after step \(step)")
+    }
+    let other = Self.orders[(order + 1) % Self.orders.count].descriptors
+    try controller.reconfigure { $0.sortedBy = other }
+    #expect(content() == Self.expected(shelf, other), "\(name) reconfigured")
+  }
+
+  /// What cannot be kept compares live elements, as before: another comparator type, a key
+  /// path to an object.
+  @Test func descriptorsThatCannotBeKeptAreNotSpecialised() {
+    #expect(_SortKeys<Record>.make([KeyPathComparator(\Record.count)]) == nil)
+    #expect(_SortKeys<Record>.make([SortDescriptor(\.count), KeyPathComparator(\.title)]) == nil)
+    #expect(_SortKeys<Record>.make([]) != nil)
+  }
+
+  /// A NaN key sorts after every number (before, in reverse order): one defined place,
+  /// whatever the order of the edits.
+  @Test(arguments: [SortOrder.forward, .reverse])
+  func aNaNKeyHasOneDefinedPlace(_ order: SortOrder) throws {
+    let shelf = Shelf()
+    shelf.records = (0..<6).map { Record(id: $0) }
+    for (record, score) in zip(shelf.records, [2.0, .nan, 1, .nan, 3, 0]) { record.score = score }
+    let controller = try RelationController(
+      \.records, of: shelf, sortedBy: [SortDescriptor(\.score, order: order)],
+      delivery: .synchronous)
+    let ascending = [5, 2, 0, 4, 1, 3]
+    #expect(controller.objects.map(\.id) == (order == .forward ? ascending : [1, 3, 4, 0, 2, 5]))
+    shelf.records[5].score = .nan
+    shelf.records[1].score = -1
+    let next = [1, 2, 0, 4, 3, 5]
+    let reversed = [3, 5, 4, 0, 2, 1]
+    #expect(controller.objects.map(\.id) == (order == .forward ? next : reversed))
+  }
+}
