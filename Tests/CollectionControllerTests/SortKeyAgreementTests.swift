@@ -54,7 +54,9 @@ extension SortKeyAgreementTests {
     ("Int?", [SortDescriptor(\.rank)]),
     ("Int? reverse", [SortDescriptor(\.rank, order: .reverse)]),
     ("String?", [SortDescriptor(\.subtitle)]),
-    ("String? lexical reverse", [SortDescriptor(\.subtitle, comparator: .lexical, order: .reverse)]),
+    (
+      "String? lexical reverse", [SortDescriptor(\.subtitle, comparator: .lexical, order: .reverse)]
+    ),
     ("Date", [SortDescriptor(\.date)]),
     ("enum", [SortDescriptor(\.grade)]),
     ("UInt8", [SortDescriptor(\.small, order: .reverse)]),
