@@ -6,18 +6,37 @@ import Foundation
 // The relation controller's measurements; main.swift prints them (its header says how they are
 // measured).
 
-typealias AlbumController = RelationController<Artist, Album, Unsectioned>
+typealias AlbumController = RelationController<Artist, Album, Int>
 
-/// Years are drawn from `0..<yearRange`, wide enough that ties are rare.
-let yearRange: UInt64 = 1 << 40
+/// Years are drawn from 1950..<2025 (75 years, so about one in 75 albums shares a year with any
+/// given one), titles from a pool of 2,000: ties on the year are the rule, ties on both happen.
+let firstYear = 1950
+let yearCount: UInt64 = 75
+let titlePool: [String] = (0..<2_000).map { "Album \($0 * 7_919 % 2_000)" }
 
-/// `count` albums with random years, one in ten live (filtered out).
+func randomYear(_ rng: inout SplitMix64) -> Int { firstYear + Int(rng.next() % yearCount) }
+func randomTitle(_ rng: inout SplitMix64) -> String {
+  titlePool[Int(rng.next() % UInt64(titlePool.count))]
+}
+
+/// `count` albums with random years and titles, one in ten live (filtered out).
 func makeAlbums(_ count: Int, _ rng: inout SplitMix64) -> [Album] {
   (0..<count).map { _ in makeAlbum(&rng) }
 }
 
 func makeAlbum(_ rng: inout SplitMix64, isLive: Bool? = nil) -> Album {
-  Album(year: Int(rng.next() % yearRange), isLive: isLive ?? (rng.next() % 10 == 0))
+  let album = Album(year: randomYear(&rng), isLive: isLive ?? (rng.next() % 10 == 0))
+  album.title = randomTitle(&rng)
+  return album
+}
+
+/// The controller's configuration, which every baseline reproduces: live albums filtered out,
+/// sorted by year then title, in sections by decade.
+func makeController(_ artist: Artist, sorted: Bool = true) throws -> AlbumController {
+  try RelationController(
+    \.albums, of: artist, filter: { !$0.isLive },
+    sortedBy: sorted ? [SortDescriptor(\.year), SortDescriptor(\.title)] : [],
+    sectionedBy: { $0.year / 10 * 10 }, observing: [\.title], delivery: .synchronous)
 }
 
 /// The one `onChange` receiver: what it was handed, and when the last change set arrived.
@@ -29,8 +48,7 @@ final class Receiver {
   var lastDelivery: UInt64 = 0
 }
 
-/// A controller over the albums of one artist, filtered by `!isLive` and sorted by `year`,
-/// with synchronous delivery to one receiver.
+/// A controller over the albums of one artist (see `makeController`) with one receiver.
 final class RelationFixture {
   let artist: Artist
   /// The albums that pass the filter.
@@ -38,23 +56,11 @@ final class RelationFixture {
   let receiver = Receiver()
   let controller: AlbumController
   let subscription: ObservationToken
-  /// Time to create the controller.
-  let buildSeconds: Double
-  /// Heap bytes in use (mmapped chunks included) after creating the controller minus before,
-  /// per element of the relation.
-  let bytesPerElement: Double
 
   init(_ albums: [Album]) throws {
     artist = Artist(albums)
     shown = albums.filter { !$0.isLive }
-    let before = heap_bytes_in_use_with_mmap()
-    let start = DispatchTime.now().uptimeNanoseconds
-    controller = try RelationController(
-      \.albums, of: artist, filter: { !$0.isLive }, sortedBy: [SortDescriptor(\.year)],
-      observing: [\.title], delivery: .synchronous)
-    buildSeconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-    let after = heap_bytes_in_use_with_mmap()
-    bytesPerElement = (Double(after) - Double(before)) / Double(albums.count)
+    controller = try makeController(artist)
     let receiver = receiver
     subscription = controller.onChange { changes in
       receiver.changeSets += 1
@@ -66,93 +72,119 @@ final class RelationFixture {
   }
 }
 
-/// A measured cost with what the receiver was handed meanwhile, per operation.
-struct RelationCost {
-  var nanoseconds: Double
-  var changeSets = 0.0
-  var moves = 0.0
-  var inserts = 0.0
+/// Heap bytes in use (mmapped chunks included) that creating a controller over `albums` adds,
+/// per album: sorted as usual, and unsorted (the same structure without kept sort keys).
+func controllerBytesPerElement(_ albums: [Album]) throws -> (sorted: Double, unsorted: Double) {
+  let artist = Artist(albums)
+  func bytes(sorted: Bool) throws -> Double {
+    let before = heap_bytes_in_use_with_mmap()
+    let controller = try makeController(artist, sorted: sorted)
+    let after = heap_bytes_in_use_with_mmap()
+    withExtendedLifetime(controller) {}
+    return (Double(after) - Double(before)) / Double(albums.count)
+  }
+  return (try bytes(sorted: true), try bytes(sorted: false))
 }
 
-/// Writes the `year` of a random shown album, `changes` times per run: nanoseconds per write,
-/// best of 5 runs.
-func measureMoves(_ fixture: RelationFixture, changes: Int, seed: UInt64) -> RelationCost {
-  var rng = SplitMix64(seed: seed)
+/// The year changes every move figure makes: a random shown album, a random year (most move
+/// it; one in 75 leaves it in place, which changes nothing).
+struct MoveWrites {
+  var rng: SplitMix64
+  let count: Int
+
+  mutating func next() -> (index: Int, year: Int) {
+    (Int(rng.next() % UInt64(count)), randomYear(&rng))
+  }
+}
+
+/// The controller's cost of a year change: the write, the controller's work and the delivery.
+func moveBody(_ fixture: RelationFixture, seed: UInt64) -> (Int) -> Void {
+  var writes = MoveWrites(rng: SplitMix64(seed: seed), count: fixture.shown.count)
   let shown = fixture.shown
-  let receiver = fixture.receiver
-  let (changeSets, moves) = (receiver.changeSets, receiver.moves)
-  let cost = measure(iterations: changes) { count in
+  return { count in
     for _ in 0..<count {
-      shown[Int(rng.next() % UInt64(shown.count))].year = Int(rng.next() % yearRange)
+      let (index, year) = writes.next()
+      shown[index].year = year
     }
   }
-  let writes = Double(5 * changes)
-  return RelationCost(
-    nanoseconds: cost, changeSets: Double(receiver.changeSets - changeSets) / writes,
-    moves: Double(receiver.moves - moves) / writes)
 }
 
-/// How the naive path sorts: with the controller's own configuration (the same
-/// `SortDescriptor`, as an app re-sorting its list would), or with a hand-written comparison of
-/// the years (the fastest a naive path can be; reported for comparison).
-enum NaiveSort {
-  case sameDescriptors
-  case handWritten
-}
-
-/// The naive content: the whole relation filtered, then sorted by year, ties in source order.
+/// The naive content, written by hand as an app would: the relation filtered, sorted by year,
+/// then title, then source order (so ties keep it, as in the controller), as identities.
 @inline(never)
-func naiveContent(_ albums: [Album], _ sort: NaiveSort) -> [ObjectIdentifier] {
-  switch sort {
-  case .sameDescriptors:
-    // `sorted(using:)` is stable, so ties keep source order, as in the controller.
-    return albums.filter { !$0.isLive }
-      .sorted(using: [SortDescriptor(\Album.year)])
-      .map { ObjectIdentifier($0) }
-  case .handWritten:
-    return albums.enumerated()
-      .filter { !$0.element.isLive }
-      .sorted {
-        let (left, right) = ($0.element.year, $1.element.year)
-        return left != right ? left < right : $0.offset < $1.offset
-      }
-      .map { ObjectIdentifier($0.element) }
+func naiveContent(_ albums: [Album]) -> [ObjectIdentifier] {
+  albums.enumerated()
+    .filter { !$0.element.isLive }
+    .sorted { a, b in
+      let (left, right) = (a.element, b.element)
+      if left.year != right.year { return left.year < right.year }
+      if left.title != right.title { return left.title < right.title }
+      return a.offset < b.offset
+    }
+    .map { ObjectIdentifier($0.element) }
+}
+
+/// The same with the controller's own `SortDescriptor`s (`sorted(using:)` is stable).
+@inline(never)
+func naiveDescriptorContent(_ albums: [Album]) -> [ObjectIdentifier] {
+  albums.filter { !$0.isLive }
+    .sorted(using: [SortDescriptor(\Album.year), SortDescriptor(\Album.title)])
+    .map { ObjectIdentifier($0) }
+}
+
+/// The naive cost of a year change on albums no controller observes: the write, the whole
+/// content recomputed by `content`, and its `difference(from:)` the previous content.
+func naiveMoveBody(
+  _ albums: [Album], seed: UInt64, content: @escaping ([Album]) -> [ObjectIdentifier]
+) -> (Int) -> Void {
+  let shown = albums.filter { !$0.isLive }
+  var writes = MoveWrites(rng: SplitMix64(seed: seed), count: shown.count)
+  var current = content(albums)
+  return { count in
+    for _ in 0..<count {
+      let (index, year) = writes.next()
+      shown[index].year = year
+      let next = content(albums)
+      blackHole(next.difference(from: current).count)
+      current = next
+    }
   }
 }
 
-/// The same writes as `measureMoves`, on albums no controller observes, each followed by the
-/// naive content and its `difference(from:)` the previous content: nanoseconds per write, best
-/// of 5 runs.
-func measureNaiveMoves(
-  _ albums: [Album], changes: Int, seed: UInt64, sort: NaiveSort
-) -> RelationCost {
-  var rng = SplitMix64(seed: seed)
+/// The limit line: a hand-written order-statistics tree over the same keys, repositioning the
+/// album of each year change (the same writes), with the album itself written too.
+func limitMoveBody(_ albums: [Album], seed: UInt64) -> (Int) -> Void {
   let shown = albums.filter { !$0.isLive }
-  var content = naiveContent(albums, sort)
-  var edits = 0
-  let cost = measure(iterations: changes) { count in
+  // Ids are offsets into `albums`; the tree holds the shown ones.
+  var idOfShown: [Int32] = []
+  for (offset, album) in albums.enumerated() where !album.isLive {
+    idOfShown.append(Int32(offset))
+  }
+  var tree = LimitTree(
+    years: albums.map(\.year), titles: albums.map(\.title), order: Array(albums.indices),
+    included: albums.map { !$0.isLive })
+  var writes = MoveWrites(rng: SplitMix64(seed: seed), count: shown.count)
+  return { count in
     for _ in 0..<count {
-      shown[Int(rng.next() % UInt64(shown.count))].year = Int(rng.next() % yearRange)
-      let next = naiveContent(albums, sort)
-      edits += next.difference(from: content).count
-      content = next
+      let (index, year) = writes.next()
+      let album = shown[index]
+      album.year = year
+      blackHole(tree.reposition(idOfShown[index], year: year, title: album.title))
     }
   }
-  // A move is one removal and one insertion.
-  return RelationCost(nanoseconds: cost, moves: Double(edits) / 2 / Double(5 * changes))
 }
 
 /// The controller's own time for appending a shown album with `insert(_:at:into:)`: from the
 /// relation's first observer, registered before the controller, to the end of the delivery to
 /// the receiver, so that neither the copy of the array (made by `insert` before the write) nor
-/// the release of the previous array (kept alive meanwhile) is counted. Per append, best of 5
-/// runs of `inserts` appends.
+/// the release of the previous array (kept alive meanwhile) is counted. Per append, the median
+/// of 5 runs of `inserts` appends.
 func measureAppends(_ fixture: RelationFixture, inserts: Int, seed: UInt64) -> RelationCost {
   var rng = SplitMix64(seed: seed)
   let artist = fixture.artist
   let receiver = fixture.receiver
   let (changeSets, inserted) = (receiver.changeSets, receiver.inserts)
-  var best = Double.infinity
+  var runs: [Double] = []
   for _ in 0..<5 {
     var total: UInt64 = 0
     for _ in 0..<inserts {
@@ -162,12 +194,20 @@ func measureAppends(_ fixture: RelationFixture, inserts: Int, seed: UInt64) -> R
       artist.insert(album, at: count, into: \.albums)
       total += DispatchTime.now().uptimeNanoseconds - start
     }
-    best = min(best, Double(total) / Double(inserts))
+    runs.append(Double(total) / Double(inserts))
   }
   let appends = Double(5 * inserts)
   return RelationCost(
-    nanoseconds: best, changeSets: Double(receiver.changeSets - changeSets) / appends,
+    nanoseconds: Spread(runs).median, changeSets: Double(receiver.changeSets - changeSets) / appends,
     inserts: Double(receiver.inserts - inserted) / appends)
+}
+
+/// A measured cost with what the receiver was handed meanwhile, per operation.
+struct RelationCost {
+  var nanoseconds: Double
+  var changeSets = 0.0
+  var moves = 0.0
+  var inserts = 0.0
 }
 
 /// `albums` with 1% of its elements removed and as many new albums inserted at random places.
@@ -195,44 +235,35 @@ func churned(_ albums: [Album], _ rng: inout SplitMix64) -> [Album] {
   return result
 }
 
-/// Assigns `other` and the original array in turn to the relation, `replacements` times per
-/// run (an even number, so that every run starts from the original): nanoseconds per
-/// assignment, best of 5 runs. Both arrays stay alive, so no assignment frees one.
-func measureReplacements(
-  _ fixture: RelationFixture, with other: [Album], replacements: Int, repetitions: Int
-) -> RelationCost {
+/// The controller's cost of assigning `other` and the original array in turn (each
+/// assignment is 1% churn; both arrays stay alive, so no assignment frees one).
+func replacementBody(_ fixture: RelationFixture, with other: [Album]) -> (Int) -> Void {
   let artist = fixture.artist
   let original = artist.albums
-  let receiver = fixture.receiver
-  let (changeSets, moves, inserts) = (receiver.changeSets, receiver.moves, receiver.inserts)
-  let cost = measure(iterations: replacements, repetitions: repetitions) { count in
-    for index in 0..<count { artist.albums = index.isMultiple(of: 2) ? other : original }
-  }
-  let writes = Double(repetitions * replacements)
-  return RelationCost(
-    nanoseconds: cost, changeSets: Double(receiver.changeSets - changeSets) / writes,
-    moves: Double(receiver.moves - moves) / writes,
-    inserts: Double(receiver.inserts - inserts) / writes)
-}
-
-/// The naive way for the same assignments: the naive content of the new array, its
-/// `difference(from:)` the previous content, then `inferringMoves()`: nanoseconds per
-/// assignment, best of `repetitions` runs of `replacements`.
-func measureNaiveReplacements(
-  _ original: [Album], _ other: [Album], replacements: Int, repetitions: Int, sort: NaiveSort
-) -> RelationCost {
-  var content = naiveContent(original, sort)
-  var inserts = 0
-  let cost = measure(iterations: replacements, repetitions: repetitions) { count in
-    for index in 0..<count {
-      let next = naiveContent(index.isMultiple(of: 2) ? other : original, sort)
-      let difference = next.difference(from: content).inferringMoves()
-      inserts += difference.insertions.count
-      content = next
+  var next = 0
+  return { count in
+    for _ in 0..<count {
+      artist.albums = next % 2 == 0 ? other : original
+      next += 1
     }
   }
-  return RelationCost(
-    nanoseconds: cost, inserts: Double(inserts) / Double(repetitions * replacements))
+}
+
+/// The naive way for the same assignments: the content of the new array by `content`, its
+/// `difference(from:)` the previous content, then `inferringMoves()`.
+func naiveReplacementBody(
+  _ original: [Album], _ other: [Album], content: @escaping ([Album]) -> [ObjectIdentifier]
+) -> (Int) -> Void {
+  var current = content(original)
+  var next = 0
+  return { count in
+    for _ in 0..<count {
+      let updated = content(next % 2 == 0 ? other : original)
+      blackHole(updated.difference(from: current).inferringMoves().insertions.count)
+      current = updated
+      next += 1
+    }
+  }
 }
 
 /// Seconds for whole reorders of a fixture over `count` albums (one run each, in turn): the
@@ -252,7 +283,9 @@ func measureReorders(_ count: Int, seed: UInt64) throws -> [(name: String, secon
       "reconfiguring to the reverse order",
       try seconds {
         try fixture.controller.reconfigure {
-          $0.sortedBy = [SortDescriptor(\.year, order: .reverse)]
+          $0.sortedBy = [
+            SortDescriptor(\.year, order: .reverse), SortDescriptor(\.title, order: .reverse),
+          ]
         }
       }
     ),

@@ -35,41 +35,43 @@
 // - Coalescing: 10 coalesced targets on one property, 1,000 writes inside one `coalesce` block.
 //
 // Relation controller (RelationBenchmarks.swift; `--relation` runs only this section). Sizes:
-// small 10^4, middle 10^5, large 10^6 (10^3, 10^4, 10^4 with --quick); the printed lines name
-// them.
-// - Models: `Album` (`@Observed year: Int`, `title: String`, `isLive: Bool`), identity-
-//   hashable, owned by `Artist.albums: [Album]`. Years are random in 0..<2^40 (ties are rare),
-//   one album in ten is live; a SplitMix64 generator with fixed seeds makes every run use the
-//   same data. The controller: `RelationController(\.albums, of: artist, filter: { !$0.isLive },
-//   sortedBy: [SortDescriptor(\.year)], observing: [\.title], delivery: .synchronous)` with
-//   one `onChange` receiver that counts what it is handed (printed as checks).
-// - Year change: the `year` of a random shown album set to a random year (so it moves), 2,000
-//   writes per run, best of 5 runs, time per write (the write, the controller's work and the
-//   delivery). Naive: the same writes on albums no controller observes, each followed by the
-//   whole content recomputed, `albums.filter { !$0.isLive }.sorted(using: [SortDescriptor(
-//   \.year)])` (stable: ties in source order) mapped to `ObjectIdentifier`s, and its
-//   `difference(from:)` the previous content; 2 writes per run, best of 5. The goal line sorts
-//   with the controller's own configuration (the same `SortDescriptor`, about 550 ns a
-//   comparison on Linux); a second line reports the naive path with a hand-written comparison
-//   of the years and source indexes instead, the fastest a naive path can be.
-// - Append: `artist.insert(album, at: count, into: \.albums)` of a new shown album, 20 per run,
-//   best of 5. The whole call is timed: the array's own append (in place: nothing else holds
-//   the array, as the controller keeps no copy; a run in which the array grows its capacity
-//   is not the best of 5), the controller's work and the delivery to the receiver.
+// small 10^4, middle 10^5, large 10^6 (10^3, 10^4, 2x10^4 with --quick); the printed lines name
+// them. Every figure but appends and reorders is a median of interleaved rounds (7, 3 with
+// --quick; building 3, 2 with --quick; churn 5, 3 with --quick) with its range, as above.
+// - Data: `Album` (`@Observed year: Int`, `title: String`, `isLive: Bool`), identity-hashable,
+//   owned by `Artist.albums: [Album]`. Years in 1950..<2025 and titles from a pool of 2,000, so
+//   ties on the year are the rule and ties on both happen; one album in ten is live. A
+//   SplitMix64 generator with fixed seeds makes every run use the same data.
+// - The controller: `RelationController(\.albums, of: artist, filter: { !$0.isLive },
+//   sortedBy: [SortDescriptor(\.year), SortDescriptor(\.title)], sectionedBy: { $0.year / 10
+//   * 10 }, observing: [\.title], delivery: .synchronous)`, one `onChange` receiver that counts
+//   what it is handed (printed as checks).
+// - The baseline a user would write by hand: `albums.enumerated().filter { !live }.sorted {
+//   year, then title, then offset }` mapped to `ObjectIdentifier`s (sorting by year then title
+//   also orders the decades). Building is compared with it alone; a move with it plus
+//   `difference(from:)` the previous content; a 1% churn assignment with it plus
+//   `difference(from:).inferringMoves()`. The same naive move with the controller's own
+//   `SortDescriptor`s (`sorted(using:)`) is reported beside it, from one round.
+// - Building: creating the controller over the albums of an existing artist (the release of
+//   the previous one is a variant of its own, not counted), against the hand-written sort.
+// - Memory: glibc's `mallinfo2()`, bytes in use including mmapped chunks (`uordblks + hblkhd`),
+//   after creating the controller minus before, per album; the controller's own figure is made
+//   without a sort (no kept keys), the kept keys' figure is the sorted controller's minus it.
+// - A move: the `year` of a random shown album set to a random year (most writes move it),
+//   2,000 per round: the write, the controller's work and the delivery. The limit line: a
+//   hand-written order-statistics tree (OrderStatisticsTree.swift) over the same keys,
+//   repositioning the album after the same write, 20,000 per round. Naive: 2 per round.
+// - Append: `artist.insert(album, at: count, into: \.albums)` of a new shown album, 20 per
+//   run, the median of 5 runs, timed from the relation's first observer (so the array copy
+//   `insert` makes is not counted) to the end of the delivery.
 // - 1% churn: an array with 1% of the albums removed and as many new ones (one in ten live)
-//   inserted at random places, assigned to `albums` in turn with the original (each assignment
-//   is 1% churn; both arrays stay alive): time per assignment, 2 per run, best of 3. Naive: the
-//   naive content of the assigned array (both sorts, as above), `difference(from:)` the
-//   previous content, `.inferringMoves()`; 2 per run, best of 3.
+//   inserted at random places, assigned to `albums` in turn with the original (both stay
+//   alive), 2 per round; naive: 2 per round at 10^5, 1 at 10^6.
 // - Whole reorders: one fixture per size (10^4 and 10^5; 10^3 and 10^4 with --quick), the
 //   array reversed, then shuffled, then the controller reconfigured to the reverse order, then
 //   as many albums appended as there are, each with `insert(_:at:into:)`, in one `coalesce`
-//   block; each timed once (the whole call, change set included); the goal is the growth from the small
-//   size to the middle one (O(n log n): at most 15x for 10x the elements).
-// - Memory: glibc's `mallinfo2()`, bytes in use including mmapped chunks (`uordblks + hblkhd`;
-//   the controller's large tables are mmapped), after creating the controller minus before,
-//   divided by the number of albums; the models and the array exist before. Building time is
-//   the same creation, timed.
+//   block; each timed once (the whole call, change set included); the goal is the growth from
+//   the small size to the middle one (O(n log n): at most 15x for 10x the elements).
 
 import Binding
 import CHeapStats
@@ -81,10 +83,11 @@ import Synchronization
 
 let quick = CommandLine.arguments.contains("--quick")
 if CommandLine.arguments.contains("--profile-relation") {
-  // For profilers: one controller over 10^4 albums, 100,000 year changes.
+  // For profilers: one controller over 10^5 albums, 10^5 year changes.
   var rng = SplitMix64(seed: 1)
-  let fixture = try RelationFixture(makeAlbums(10_000, &rng))
-  print(measureMoves(fixture, changes: 20_000, seed: 2).nanoseconds)
+  let fixture = try RelationFixture(makeAlbums(100_000, &rng))
+  moveBody(fixture, seed: 2)(100_000)
+  print(fixture.receiver.moves)
   exit(0)
 }
 if CommandLine.arguments.contains("--profile-append") {
@@ -94,13 +97,21 @@ if CommandLine.arguments.contains("--profile-append") {
   print(measureAppends(fixture, inserts: 400, seed: 2).nanoseconds)
   exit(0)
 }
+if CommandLine.arguments.contains("--profile-build") {
+  // For profilers: building a controller over 10^6 albums.
+  var rng = SplitMix64(seed: 1)
+  let artist = Artist(makeAlbums(1_000_000, &rng))
+  print(try makeController(artist).count)
+  exit(0)
+}
 if CommandLine.arguments.contains("--profile-replace") {
   // For profilers: one controller over 10^5 albums, whole-array assignments with 1% churn.
   var rng = SplitMix64(seed: 1)
   let albums = makeAlbums(100_000, &rng)
   let fixture = try RelationFixture(albums)
   let other = churned(albums, &rng)
-  print(measureReplacements(fixture, with: other, replacements: 4, repetitions: 2).nanoseconds)
+  replacementBody(fixture, with: other)(8)
+  print(fixture.receiver.changeSets)
   exit(0)
 }
 /// For profilers: a model with one registration made by `register`, written `count` times.
@@ -349,13 +360,13 @@ bench.run(rounds)
 /// Adds the line `value / baseline` from the rounds: the median ratio, its range over the
 /// rounds, and both medians; checked against an upper (`atMost`) or lower (`atLeast`) limit.
 @MainActor func addRounds(
-  _ name: String, _ value: Int, over baseline: Int, atMost: Double? = nil,
-  atLeast: Double? = nil
+  _ name: String, _ value: Int, over baseline: Int, in rounds: Rounds = bench,
+  atMost: Double? = nil, atLeast: Double? = nil, format: (Double) -> String = ns
 ) {
-  let spread = bench.ratios(value, over: baseline)
+  let spread = rounds.ratios(value, over: baseline)
   let shown =
     ratio(spread.median) + " [\(ratio(spread.low))-\(ratio(spread.high))] ("
-    + "\(ns(bench.median(value))) vs \(ns(bench.median(baseline))))"
+    + "\(format(rounds.median(value))) vs \(format(rounds.median(baseline))))"
   if let atMost {
     let limit = atMost == atMost.rounded() ? "\(Int(atMost))" : "\(atMost)"
     add(name, shown, goal: "<= \(limit)x", met: spread.median <= atMost)
@@ -476,43 +487,94 @@ func duration(_ nanoseconds: Double) -> String {
 }
 
 @MainActor func relationBenchmarks() throws {
-  // Fine-grained figures compare a small and a large relation; the naive comparisons use the
-  // middle one.
-  let (small, middle, large) = quick ? (1_000, 10_000, 10_000) : (10_000, 100_000, 1_000_000)
-  let changes = 2_000
-  let appends = 20
+  let (small, middle, large) = quick ? (1_000, 10_000, 20_000) : (10_000, 100_000, 1_000_000)
+  let roundCount = quick ? 3 : 7
   var rng = SplitMix64(seed: 1)
 
-  let (smallMove, smallAppend) = try {
-    let fixture = try RelationFixture(makeAlbums(small, &rng))
-    return (
-      measureMoves(fixture, changes: changes, seed: 2),
-      measureAppends(fixture, inserts: appends, seed: 3)
-    )
-  }()
-  let (largeMove, largeAppend, largeFixtureFacts) = try {
-    let fixture = try RelationFixture(makeAlbums(large, &rng))
-    return (
-      measureMoves(fixture, changes: changes, seed: 2),
-      measureAppends(fixture, inserts: appends, seed: 3),
-      (fixture.buildSeconds, fixture.bytesPerElement)
-    )
-  }()
-  let moveRatio = largeMove.nanoseconds / smallMove.nanoseconds
+  // Building, against the hand-written filter + sort of the same array.
+  do {
+    let albums = makeAlbums(large, &rng)
+    let artist = Artist(albums)
+    let build = Rounds()
+    var built: AlbumController?
+    var failure: (any Error)?
+    let ours = build.add(iterations: 1) { _ in
+      do { built = try makeController(artist) } catch { failure = error }
+    }
+    // Releasing the controller is timed apart, so that neither figure includes it.
+    _ = build.add(iterations: 1) { _ in built = nil }
+    let naive = build.add(iterations: 1) { _ in blackHole(naiveContent(albums)) }
+    build.run(quick ? 2 : 3)
+    if let failure { throw failure }
+    addRounds(
+      "relation: building the controller / hand-written filter + sorted(by:), N=\(size(large))",
+      ours, over: naive, in: build, atMost: 3, format: duration)
+    let memory = try controllerBytesPerElement(albums)
+    add(
+      "relation: controller's own memory per element (unsorted), N=\(size(large))",
+      String(format: "%.0f B", memory.unsorted), goal: "<= 100 B", met: memory.unsorted <= 100)
+    add(
+      "  the kept sort keys (year: Int, title: String) per element",
+      String(format: "%.0f B", memory.sorted - memory.unsorted))
+  }
+
+  // Moves: the same random year changes on separate copies of the same albums.
+  func albums(_ count: Int, seed: UInt64) -> [Album] {
+    var rng = SplitMix64(seed: seed)
+    return makeAlbums(count, &rng)
+  }
+  let moves = Rounds()
+  let smallFixture = try RelationFixture(albums(small, seed: 2))
+  let middleFixture = try RelationFixture(albums(middle, seed: 3))
+  let largeFixture = try RelationFixture(albums(large, seed: 4))
+  let changes = quick ? 200 : 2_000
+  let smallMove = moves.add(iterations: changes, moveBody(smallFixture, seed: 5))
+  let middleMove = moves.add(iterations: changes, moveBody(middleFixture, seed: 5))
+  let largeMove = moves.add(iterations: changes, moveBody(largeFixture, seed: 5))
+  let middleLimit = moves.add(iterations: 10 * changes, limitMoveBody(albums(middle, seed: 3), seed: 5))
+  let largeLimit = moves.add(iterations: 10 * changes, limitMoveBody(albums(large, seed: 4), seed: 5))
+  let middleNaive = moves.add(
+    iterations: 2, naiveMoveBody(albums(middle, seed: 3), seed: 5, content: naiveContent))
+  let receivers = [smallFixture, middleFixture, largeFixture].map(\.receiver)
+  let before = receivers.map { ($0.changeSets, $0.moves) }
+  moves.run(roundCount)
+  addRounds(
+    "relation: naive hand-written filter + sort + difference / our move, N=\(size(middle))",
+    middleNaive, over: middleMove, in: moves, atLeast: 5_000, format: duration)
+  addRounds(
+    "relation: our move / the limit line (order-statistics tree), N=\(size(middle))",
+    middleMove, over: middleLimit, in: moves, atMost: 3, format: duration)
+  addRounds(
+    "relation: our move / the limit line (order-statistics tree), N=\(size(large))",
+    largeMove, over: largeLimit, in: moves, atMost: 3, format: duration)
+  addRounds(
+    "relation: our move, N=\(size(large)) / N=\(size(small))", largeMove, over: smallMove,
+    in: moves, atMost: 2, format: duration)
+  // A year that leaves the album in place changes nothing; every change set is one move.
+  let checks = zip(receivers, before).map { receiver, before in
+    (receiver.changeSets - before.0, receiver.moves - before.1)
+  }
   add(
-    "relation: year change moving one album, per change, N=\(size(large)) / N=\(size(small))",
-    ratio(moveRatio)
-      + " (\(duration(largeMove.nanoseconds)) vs \(duration(smallMove.nanoseconds)))",
-    goal: "<= 2x", met: moveRatio <= 2)
-  // A random year that leaves the album in place changes nothing, so a few writes have no
-  // change set; every change set must be exactly one move.
-  add(
-    "  moves per change set (expect 1), change sets per write: N=\(size(small)); N=\(size(large))",
-    String(
-      format: "%.2f, %.4f; %.2f, %.4f", smallMove.moves / smallMove.changeSets,
-      smallMove.changeSets, largeMove.moves / largeMove.changeSets, largeMove.changeSets),
-    goal: "1",
-    met: smallMove.moves == smallMove.changeSets && largeMove.moves == largeMove.changeSets)
+    "  moves per change set (expect 1): N=\(size(small)); \(size(middle)); \(size(large))",
+    checks.map { String(format: "%.2f", Double($0.1) / Double(max($0.0, 1))) }
+      .joined(separator: "; "),
+    goal: "1", met: checks.allSatisfy { $0.0 > 0 && $0.0 == $0.1 })
+
+  // The naive path with the controller's own SortDescriptors (about 1 µs a comparison here):
+  // one round, it is slow.
+  let descriptorMoves = Rounds()
+  let ourMove = descriptorMoves.add(iterations: changes, moveBody(middleFixture, seed: 6))
+  let descriptorNaive = descriptorMoves.add(
+    iterations: 1,
+    naiveMoveBody(albums(middle, seed: 3), seed: 6, content: naiveDescriptorContent))
+  descriptorMoves.run(1)
+  addRounds(
+    "  the naive path sorting with the same SortDescriptors instead / our move",
+    descriptorNaive, over: ourMove, in: descriptorMoves, format: duration)
+
+  let appends = quick ? 5 : 20
+  let smallAppend = measureAppends(smallFixture, inserts: appends, seed: 7)
+  let largeAppend = measureAppends(largeFixture, inserts: appends, seed: 7)
   let appendRatio = largeAppend.nanoseconds / smallAppend.nanoseconds
   add(
     "relation: controller's work for one append, N=\(size(large)) / N=\(size(small))",
@@ -527,50 +589,26 @@ func duration(_ nanoseconds: Double) -> String {
     goal: "1",
     met: [smallAppend.changeSets, smallAppend.inserts, largeAppend.changeSets, largeAppend.inserts]
       .allSatisfy { $0 == 1 })
-  add(
-    "relation: memory the controller adds per element, N=\(size(large))",
-    String(format: "%.0f B", largeFixtureFacts.1), goal: "<= 100 B",
-    met: largeFixtureFacts.1 <= 100)
-  add(
-    "relation: building the controller, N=\(size(large))",
-    String(format: "%.2f s", largeFixtureFacts.0))
 
-  let albums = makeAlbums(middle, &rng)
-  let naiveMove = measureNaiveMoves(albums, changes: 2, seed: 4, sort: .sameDescriptors)
-  let handWrittenMove = measureNaiveMoves(albums, changes: 2, seed: 4, sort: .handWritten)
-  let fixture = try RelationFixture(albums)
-  let middleMove = measureMoves(fixture, changes: changes, seed: 4)
-  let naiveRatio = naiveMove.nanoseconds / middleMove.nanoseconds
-  let ours = duration(middleMove.nanoseconds)
-  let naiveMoveLine: String = String(format: "%.0fx", naiveRatio)
-  add(
-    "relation: naive filter + sort (same SortDescriptor) + difference / our change, N=\(size(middle))",
-    "\(naiveMoveLine) (\(duration(naiveMove.nanoseconds)) vs \(ours))",
-    goal: ">= 5,000x", met: naiveRatio >= 5_000)
-  let handWrittenMoveLine: String = String(
-    format: "%.0fx", handWrittenMove.nanoseconds / middleMove.nanoseconds)
-  add(
-    "  the same with a hand-written year comparison instead of the SortDescriptor",
-    "\(handWrittenMoveLine) (\(duration(handWrittenMove.nanoseconds)) vs \(ours))")
-  let other = churned(albums, &rng)
-  let naiveReplacement = measureNaiveReplacements(
-    albums, other, replacements: 2, repetitions: 3, sort: .sameDescriptors)
-  let handWrittenReplacement = measureNaiveReplacements(
-    albums, other, replacements: 2, repetitions: 3, sort: .handWritten)
-  let replacement = measureReplacements(fixture, with: other, replacements: 2, repetitions: 3)
-  let replacementRatio = naiveReplacement.nanoseconds / replacement.nanoseconds
-  let oursReplacing = duration(replacement.nanoseconds)
-  let replacementLine: String = ratio(replacementRatio)
-  add(
-    "relation: assigning with 1% churn, naive (same SortDescriptor) / ours, N=\(size(middle))",
-    "\(replacementLine) (\(duration(naiveReplacement.nanoseconds)) vs \(oursReplacing))",
-    goal: ">= 10x", met: replacementRatio >= 10)
-  let handWrittenReplacementLine: String = ratio(
-    handWrittenReplacement.nanoseconds / replacement.nanoseconds)
-  let handWrittenReplacementTime = duration(handWrittenReplacement.nanoseconds)
-  add(
-    "  the same with a hand-written year comparison instead of the SortDescriptor",
-    "\(handWrittenReplacementLine) (\(handWrittenReplacementTime) vs \(oursReplacing))")
+  // Whole-relation assignments with 1% churn.
+  let churn = Rounds()
+  var lines: [(String, Int, Int)] = []
+  for (count, fixture) in [(middle, middleFixture), (large, largeFixture)] {
+    let original = fixture.artist.albums
+    let other = churned(original, &rng)
+    let ours = churn.add(iterations: 2, replacementBody(fixture, with: other))
+    let naive = churn.add(
+      iterations: count == large ? 1 : 2,
+      naiveReplacementBody(original, other, content: naiveContent))
+    lines.append(("N=\(size(count))", naive, ours))
+  }
+  churn.run(quick ? 3 : 5)
+  for (sizeName, naive, ours) in lines {
+    addRounds(
+      "relation: 1% churn assignment, naive hand-written + inferringMoves / ours, \(sizeName)",
+      naive, over: ours, in: churn, atLeast: 10, format: duration)
+  }
+
   // Whole reorders: O(n log n), so 10x the elements may cost at most 15x the time.
   let smallReorders = try measureReorders(small, seed: 9)
   let middleReorders = try measureReorders(middle, seed: 9)

@@ -24,13 +24,37 @@ extension _OrderedIndex {
     _ elements: [Element], sectionKeys: [SectionKey], sequences: [UInt64]
   ) -> Load {
     precondition(count == 0, "a bulk load needs an empty index")
-    for key in sectionKeys {
+    // Each element's section as a rank among the distinct keys, so that the sort compares
+    // integers: a key equal to the previous element's costs one `==`, another one a binary
+    // search of the few distinct keys (user code runs O(n log s) times, not O(n log n)).
+    var distinct: [(key: SectionKey, id: Int32)] = []
+    var discovered = [Int32](repeating: 0, count: elements.count)
+    for (offset, key) in sectionKeys.enumerated() {
+      if offset > 0 && sectionKeys[offset - 1] == key {
+        discovered[offset] = discovered[offset - 1]
+        continue
+      }
+      var low = 0
+      var high = distinct.count
+      while low < high {
+        let middle = (low + high) / 2
+        if distinct[middle].key < key { low = middle + 1 } else { high = middle }
+      }
+      if low < distinct.count && distinct[low].key == key {
+        discovered[offset] = distinct[low].id
+        continue
+      }
       _require(
         key == key,
         "RelationController: the section key \(key) is not equal to itself (a floating-point "
           + "NaN?); sections are ordered by key, so section keys must be totally ordered. Map "
           + "such values to a key of their own in the section function.")
+      discovered[offset] = Int32(distinct.count)
+      distinct.insert((key, Int32(distinct.count)), at: low)
     }
+    var rankOfID = [Int32](repeating: 0, count: distinct.count)
+    for (rank, entry) in distinct.enumerated() { rankOfID[Int(entry.id)] = Int32(rank) }
+    let ranks = discovered.map { rankOfID[Int($0)] }
     if let keys {
       keys.removeAll()
       for (offset, element) in elements.enumerated() { keys.keep(element, at: Int32(offset)) }
@@ -38,25 +62,35 @@ extension _OrderedIndex {
     var order = (0..<Int32(elements.count)).map { $0 }
     let comparator = _comparator
     let keys = keys
-    order.sort { a, b in
-      let (left, right) = (sectionKeys[Int(a)], sectionKeys[Int(b)])
-      if left != right { return left < right }
-      let result = keys?.compare(a, b) ?? comparator(elements[Int(a)], elements[Int(b)])
-      if result != .orderedSame { return result == .orderedAscending }
-      return sequences[Int(a)] < sequences[Int(b)]
+    order.withUnsafeMutableBufferPointer { order in
+      ranks.withUnsafeBufferPointer { ranks in
+        sequences.withUnsafeBufferPointer { sequences in
+          order.sort { a, b in
+            let (left, right) = (ranks[Int(a)], ranks[Int(b)])
+            if left != right { return left < right }
+            let result = keys?.compare(a, b) ?? comparator(elements[Int(a)], elements[Int(b)])
+            if result != .orderedSame { return result == .orderedAscending }
+            return sequences[Int(a)] < sequences[Int(b)]
+          }
+        }
+      }
     }
     var sections: [(key: SectionKey, range: Range<Int>, isPermanent: Bool)] = []
     var start = 0
     while start < order.count {
-      let key = sectionKeys[Int(order[start])]
+      let rank = ranks[Int(order[start])]
       var end = start + 1
-      while end < order.count && sectionKeys[Int(order[end])] == key { end += 1 }
-      sections.append((key, start..<end, key == permanentSectionKey))
+      while end < order.count && ranks[Int(order[end])] == rank { end += 1 }
+      sections.append((distinct[Int(rank)].key, start..<end, false))
       start = end
     }
-    if let permanent = permanentSectionKey, !sections.contains(where: { $0.isPermanent }) {
-      let at = sections.firstIndex { permanent < $0.key } ?? sections.count
-      sections.insert((permanent, order.count..<order.count, true), at: at)
+    if let permanent = permanentSectionKey {
+      let at = sections.firstIndex { !($0.key < permanent) } ?? sections.count
+      if at < sections.count && sections[at].key == permanent {
+        sections[at].isPermanent = true
+      } else {
+        sections.insert((permanent, order.count..<order.count, true), at: at)
+      }
     }
     return Load(elements: elements, sequences: sequences, order: order, sections: sections)
   }

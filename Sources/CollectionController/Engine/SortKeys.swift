@@ -4,45 +4,51 @@ import Foundation
 /// comparison compares two kept values with specialised code instead of reading both elements
 /// through key paths and an existential comparator.
 ///
-/// Keys are read when an element is placed (``stage(_:)``, then ``keepStaged(at:)`` when it is
-/// inserted) and only then: an element's keys change only when it is placed again, so the index
-/// is always ordered by its kept keys, never by a mix of kept and live values.
+/// Keys are read when an element is placed (``stage(_:)``, then ``keepStaged(at:for:)`` when
+/// it is inserted) and only then: an element's keys change only when it is placed again, so the
+/// index is always ordered by its kept keys, never by a mix of kept and live values.
 ///
 /// Built from `SortDescriptor`s by ``make(_:)`` when every descriptor names a key path to a
 /// value type (or an optional of one) and compares it by `Comparable` or by a
 /// `String.StandardComparator`, the two comparisons `SortDescriptor` offers; otherwise the
-/// controller compares live elements with the descriptors (the general path).
+/// controller compares live elements with the descriptors (the general path). The values of
+/// the common key types (`Int`, `Double`, `String` and their optionals) are kept in stores
+/// written for their type, so that comparing them runs no generic code; other types are kept
+/// in a generic store.
 final class _SortKeys<Element> {
-  /// One column per descriptor, first decides.
-  let columns: [_KeyColumn<Element>]
+  /// What reads each key of an element, one per descriptor, first decides.
+  let readers: [_KeyReader<Element>]
+  /// Where each key is kept, parallel to `readers`.
+  let stores: ContiguousArray<any _KeyStore>
   /// The identity of the staged element, checked when it is kept.
   private var _staged: ObjectIdentifier?
 
-  init(_ columns: [_KeyColumn<Element>]) {
-    self.columns = columns
+  init(_ readers: [_KeyReader<Element>]) {
+    self.readers = readers
+    stores = ContiguousArray(readers.map(\.keys))
   }
 
   /// Kept keys for `comparators`, or `nil` when one of them cannot be specialised (see above).
   static func make(_ comparators: [any SortComparator<Element>]) -> _SortKeys? {
-    var columns: [_KeyColumn<Element>] = []
+    var readers: [_KeyReader<Element>] = []
     for comparator in comparators {
-      guard let column = _column(comparator) else { return nil }
-      columns.append(column)
+      guard let reader = _reader(comparator) else { return nil }
+      readers.append(reader)
     }
-    return _SortKeys(columns)
+    return _SortKeys(readers)
   }
 
   /// Reads `element`'s keys as the element about to be placed.
   func stage(_ element: Element) where Element: AnyObject {
-    for column in columns { column.stage(element) }
+    for reader in readers { reader.stage(element) }
     _staged = ObjectIdentifier(element)
   }
 
   /// Compares the staged keys with those kept at `slot`.
   @inline(__always)
   func compareStaged(with slot: Int32) -> ComparisonResult {
-    for column in columns {
-      let result = column.compareStaged(with: slot)
+    for store in stores {
+      let result = store.compareStaged(with: slot)
       if result != .orderedSame { return result }
     }
     return .orderedSame
@@ -52,20 +58,20 @@ final class _SortKeys<Element> {
   func keepStaged(at slot: Int32, for element: Element) where Element: AnyObject {
     precondition(
       _staged == ObjectIdentifier(element), "the element inserted is not the one staged")
-    for column in columns { column.keepStaged(at: slot) }
+    for store in stores { store.keepStaged(at: slot) }
     _staged = nil
   }
 
   /// Reads `element`'s keys and keeps them at `slot` (a bulk load).
   func keep(_ element: Element, at slot: Int32) {
-    for column in columns { column.keep(element, at: slot) }
+    for reader in readers { reader.keep(element, at: slot) }
   }
 
   /// Compares the keys kept at two slots.
   @inline(__always)
   func compare(_ a: Int32, _ b: Int32) -> ComparisonResult {
-    for column in columns {
-      let result = column.compare(a, b)
+    for store in stores {
+      let result = store.compare(a, b)
       if result != .orderedSame { return result }
     }
     return .orderedSame
@@ -74,16 +80,18 @@ final class _SortKeys<Element> {
   /// Reads every key of `element`, keeping nothing (so that observing the read observes what
   /// the sort reads).
   func read(_ element: Element) {
-    for column in columns { column.read(element) }
+    for reader in readers { reader.read(element) }
   }
 
   /// Forgets every kept key.
   func removeAll() {
-    for column in columns { column.removeAll() }
+    for store in stores { store.removeAll() }
   }
 
-  /// A column for `comparator` if it is a `SortDescriptor` that can be specialised.
-  private static func _column(_ comparator: any SortComparator<Element>) -> _KeyColumn<Element>? {
+  /// A reader for `comparator` if it is a `SortDescriptor` that can be specialised.
+  private static func _reader(
+    _ comparator: any SortComparator<Element>
+  ) -> _KeyReader<Element>? {
     guard let descriptor = comparator as? SortDescriptor<Element>,
       let keyPath = descriptor.keyPath
     else { return nil }
@@ -92,93 +100,132 @@ final class _SortKeys<Element> {
       // The descriptor applies its own order on top of its string comparator's.
       strings.order = .forward
       if let keyPath = keyPath as? KeyPath<Element, String> {
-        return _StringKeyColumn(keyPath, strings, ascending: ascending)
+        return _TypedKeyReader(keyPath, _StandardStringKeys(strings, ascending: ascending))
       }
       if let keyPath = keyPath as? KeyPath<Element, String?> {
-        return _OptionalStringKeyColumn(keyPath, strings, ascending: ascending)
+        return _TypedKeyReader(
+          keyPath, _OptionalStandardStringKeys(strings, ascending: ascending))
       }
       return nil
     }
+    if let keyPath = keyPath as? KeyPath<Element, Int> {
+      return _TypedKeyReader(keyPath, _IntKeys(ascending: ascending))
+    }
+    if let keyPath = keyPath as? KeyPath<Element, String> {
+      return _TypedKeyReader(keyPath, _StringKeys(ascending: ascending))
+    }
+    if let keyPath = keyPath as? KeyPath<Element, Double> {
+      return _TypedKeyReader(keyPath, _DoubleKeys(ascending: ascending))
+    }
+    if let keyPath = keyPath as? KeyPath<Element, Int?> {
+      return _TypedKeyReader(keyPath, _OptionalIntKeys(ascending: ascending))
+    }
+    if let keyPath = keyPath as? KeyPath<Element, String?> {
+      return _TypedKeyReader(keyPath, _OptionalStringKeys(ascending: ascending))
+    }
     if let opener = keyPath as? any _ComparableKeyPath<Element> {
-      return opener._column(ascending: ascending)
+      return opener._reader(ascending: ascending)
     }
     if let opener = keyPath as? any _OptionalComparableKeyPath<Element> {
-      return opener._optionalColumn(ascending: ascending)
+      return opener._optionalReader(ascending: ascending)
     }
     return nil
   }
 }
 
-/// One sort key of every slot (see `_SortKeys`); subclasses keep values of one type.
-class _KeyColumn<Element> {
+/// Reads one key of elements into its store (see `_SortKeys`).
+class _KeyReader<Element> {
+  /// Where the key is kept.
+  let keys: any _KeyStore
+
+  init(keys: any _KeyStore) { self.keys = keys }
+
   func stage(_ element: Element) { fatalError("abstract") }
-  func compareStaged(with slot: Int32) -> ComparisonResult { fatalError("abstract") }
-  func keepStaged(at slot: Int32) { fatalError("abstract") }
   func keep(_ element: Element, at slot: Int32) { fatalError("abstract") }
-  func compare(_ a: Int32, _ b: Int32) -> ComparisonResult { fatalError("abstract") }
   func read(_ element: Element) { fatalError("abstract") }
-  func removeAll() { fatalError("abstract") }
 }
 
-/// A column of values of one type, compared by `order` (the subclass's comparison).
-class _ValueKeyColumn<Element, Value>: _KeyColumn<Element> {
-  let keyPath: KeyPath<Element, Value>
-  let ascending: Bool
-  /// The kept value of every slot up to the highest used (freed slots keep a stale value).
-  final var values: ContiguousArray<Value> = []
-  final var staged: Value?
+/// Reads a key of one type through a key path.
+final class _TypedKeyReader<Element, Store: _TypedKeyStore>: _KeyReader<Element> {
+  let keyPath: KeyPath<Element, Store.Value>
+  let store: Store
 
-  init(_ keyPath: KeyPath<Element, Value>, ascending: Bool) {
+  init(_ keyPath: KeyPath<Element, Store.Value>, _ store: Store) {
     self.keyPath = keyPath
-    self.ascending = ascending
+    self.store = store
+    super.init(keys: store)
   }
 
-  /// The ascending comparison of two values (the subclass's).
-  func order(_ a: Value, _ b: Value) -> ComparisonResult { fatalError("abstract") }
+  override func stage(_ element: Element) { store.staged = element[keyPath: keyPath] }
+  override func keep(_ element: Element, at slot: Int32) {
+    store.store(element[keyPath: keyPath], at: slot)
+  }
+  override func read(_ element: Element) { _ = element[keyPath: keyPath] }
+}
 
+/// The kept values of one sort key, by slot: what comparisons use.
+protocol _KeyStore: AnyObject {
+  /// Compares the staged value with the one kept at `slot`.
+  func compareStaged(with slot: Int32) -> ComparisonResult
+  /// Compares the values kept at two slots.
+  func compare(_ a: Int32, _ b: Int32) -> ComparisonResult
+  /// Keeps the staged value at `slot`.
+  func keepStaged(at slot: Int32)
+  /// Forgets every value.
+  func removeAll()
+}
+
+/// A store of values of one type. The requirements of `_KeyStore` are implemented once below;
+/// each concrete store's conformance gets them specialised for its type.
+protocol _TypedKeyStore<Value>: _KeyStore {
+  associatedtype Value
+  /// Whether the order is ascending.
+  var ascending: Bool { get }
+  /// The kept value of every slot up to the highest used (freed slots keep a stale value).
+  var values: ContiguousArray<Value> { get set }
+  /// The value of the element being placed.
+  var staged: Value? { get set }
+  /// The ascending comparison of two values.
+  func order(_ a: Value, _ b: Value) -> ComparisonResult
+}
+
+extension _TypedKeyStore {
   @inline(__always)
-  final func _directed(_ result: ComparisonResult) -> ComparisonResult {
+  func _directed(_ result: ComparisonResult) -> ComparisonResult {
     if ascending || result == .orderedSame { return result }
     return result == .orderedAscending ? .orderedDescending : .orderedAscending
   }
 
-  final override func stage(_ element: Element) { staged = element[keyPath: keyPath] }
-
-  final override func compareStaged(with slot: Int32) -> ComparisonResult {
-    // Safe: `stage` runs before every comparison of a placement.
+  func compareStaged(with slot: Int32) -> ComparisonResult {
+    // Safe: a placement stages its element before it compares.
     _directed(order(staged.unsafelyUnwrapped, values[Int(slot)]))
   }
 
-  final override func keepStaged(at slot: Int32) {
-    // Safe: `stage` ran for this placement (`_SortKeys.keepStaged` checks the element).
-    _store(staged.unsafelyUnwrapped, at: slot)
-    staged = nil
-  }
-
-  final override func keep(_ element: Element, at slot: Int32) {
-    _store(element[keyPath: keyPath], at: slot)
-  }
-
-  @inline(__always)
-  final func _store(_ value: Value, at slot: Int32) {
-    let slot = Int(slot)
-    if slot < values.count {
-      values[slot] = value
-    } else {
-      // Slots freed before these keys were made (a reconfiguration) are filled with this value.
-      values.append(contentsOf: repeatElement(value, count: slot - values.count + 1))
-    }
-  }
-
-  final override func compare(_ a: Int32, _ b: Int32) -> ComparisonResult {
+  func compare(_ a: Int32, _ b: Int32) -> ComparisonResult {
     _directed(order(values[Int(a)], values[Int(b)]))
   }
 
-  final override func read(_ element: Element) { _ = element[keyPath: keyPath] }
+  func keepStaged(at slot: Int32) {
+    // Safe: a placement stages its element before it is kept (`_SortKeys` checks).
+    store(staged.unsafelyUnwrapped, at: slot)
+    staged = nil
+  }
 
-  final override func removeAll() {
+  func removeAll() {
     values.removeAll()
     staged = nil
+  }
+
+  func store(_ value: Value, at slot: Int32) {
+    let slot = Int(slot)
+    if slot < values.count {
+      values[slot] = value
+    } else if slot == values.count {
+      values.append(value)
+    } else {
+      // Slots freed before these keys were made (a reconfiguration) get this value too.
+      values.append(contentsOf: repeatElement(value, count: slot - values.count + 1))
+    }
   }
 }
 
@@ -196,99 +243,148 @@ func _totalOrder<Value: Comparable>(_ a: Value, _ b: Value) -> ComparisonResult 
   return aUnordered ? .orderedDescending : .orderedAscending
 }
 
-/// `Comparable` values, compared as `ComparableComparator` does (NaN last, see `_totalOrder`).
-final class _ComparableKeyColumn<Element, Value: Comparable>: _ValueKeyColumn<Element, Value> {
-  override func order(_ a: Value, _ b: Value) -> ComparisonResult { _totalOrder(a, b) }
+/// `Int` keys.
+final class _IntKeys: _TypedKeyStore {
+  let ascending: Bool
+  var values: ContiguousArray<Int> = []
+  var staged: Int?
+  init(ascending: Bool) { self.ascending = ascending }
+  func order(_ a: Int, _ b: Int) -> ComparisonResult { _totalOrder(a, b) }
 }
 
-/// Optional `Comparable` values, `nil` first, as `SortDescriptor` orders them.
-final class _OptionalComparableKeyColumn<Element, Wrapped: Comparable>:
-  _ValueKeyColumn<Element, Wrapped?>
-{
-  override func order(_ a: Wrapped?, _ b: Wrapped?) -> ComparisonResult {
-    switch (a, b) {
-    case (nil, nil): .orderedSame
-    case (nil, _): .orderedAscending
-    case (_, nil): .orderedDescending
-    case (let a?, let b?): _totalOrder(a, b)
-    }
+/// `Double` keys (NaN last, see `_totalOrder`).
+final class _DoubleKeys: _TypedKeyStore {
+  let ascending: Bool
+  var values: ContiguousArray<Double> = []
+  var staged: Double?
+  init(ascending: Bool) { self.ascending = ascending }
+  func order(_ a: Double, _ b: Double) -> ComparisonResult { _totalOrder(a, b) }
+}
+
+/// `String` keys compared by `<`, as `SortDescriptor` compares strings without a comparator.
+final class _StringKeys: _TypedKeyStore {
+  let ascending: Bool
+  var values: ContiguousArray<String> = []
+  var staged: String?
+  init(ascending: Bool) { self.ascending = ascending }
+  func order(_ a: String, _ b: String) -> ComparisonResult { _totalOrder(a, b) }
+}
+
+/// `Int?` keys, `nil` first.
+final class _OptionalIntKeys: _TypedKeyStore {
+  let ascending: Bool
+  var values: ContiguousArray<Int?> = []
+  var staged: Int??
+  init(ascending: Bool) { self.ascending = ascending }
+  func order(_ a: Int?, _ b: Int?) -> ComparisonResult { _optionalOrder(a, b, by: _totalOrder) }
+}
+
+/// `String?` keys compared by `<`, `nil` first.
+final class _OptionalStringKeys: _TypedKeyStore {
+  let ascending: Bool
+  var values: ContiguousArray<String?> = []
+  var staged: String??
+  init(ascending: Bool) { self.ascending = ascending }
+  func order(_ a: String?, _ b: String?) -> ComparisonResult {
+    _optionalOrder(a, b, by: _totalOrder)
   }
 }
 
-/// Strings compared by a `String.StandardComparator`.
-final class _StringKeyColumn<Element>: _ValueKeyColumn<Element, String> {
+/// `String` keys compared by a `String.StandardComparator`.
+final class _StandardStringKeys: _TypedKeyStore {
+  let ascending: Bool
   let comparator: String.StandardComparator
-
-  init(
-    _ keyPath: KeyPath<Element, String>, _ comparator: String.StandardComparator,
-    ascending: Bool
-  ) {
+  var values: ContiguousArray<String> = []
+  var staged: String?
+  init(_ comparator: String.StandardComparator, ascending: Bool) {
     self.comparator = comparator
-    super.init(keyPath, ascending: ascending)
+    self.ascending = ascending
   }
-
-  override func order(_ a: String, _ b: String) -> ComparisonResult {
-    comparator.compare(a, b)
-  }
+  func order(_ a: String, _ b: String) -> ComparisonResult { comparator.compare(a, b) }
 }
 
-/// Optional strings compared by a `String.StandardComparator`, `nil` first.
-final class _OptionalStringKeyColumn<Element>: _ValueKeyColumn<Element, String?> {
+/// `String?` keys compared by a `String.StandardComparator`, `nil` first.
+final class _OptionalStandardStringKeys: _TypedKeyStore {
+  let ascending: Bool
   let comparator: String.StandardComparator
-
-  init(
-    _ keyPath: KeyPath<Element, String?>, _ comparator: String.StandardComparator,
-    ascending: Bool
-  ) {
+  var values: ContiguousArray<String?> = []
+  var staged: String??
+  init(_ comparator: String.StandardComparator, ascending: Bool) {
     self.comparator = comparator
-    super.init(keyPath, ascending: ascending)
+    self.ascending = ascending
   }
-
-  override func order(_ a: String?, _ b: String?) -> ComparisonResult {
-    switch (a, b) {
-    case (nil, nil): .orderedSame
-    case (nil, _): .orderedAscending
-    case (_, nil): .orderedDescending
-    case (let a?, let b?): comparator.compare(a, b)
-    }
+  func order(_ a: String?, _ b: String?) -> ComparisonResult {
+    _optionalOrder(a, b, by: comparator.compare)
   }
 }
 
-/// A key path to a `Comparable` value type, opened to make its column.
+/// Keys of any other `Comparable` value type (generic code: correct, slower).
+final class _ComparableKeys<Value: Comparable>: _TypedKeyStore {
+  let ascending: Bool
+  var values: ContiguousArray<Value> = []
+  var staged: Value?
+  init(ascending: Bool) { self.ascending = ascending }
+  func order(_ a: Value, _ b: Value) -> ComparisonResult { _totalOrder(a, b) }
+}
+
+/// Optional keys of any other `Comparable` value type, `nil` first.
+final class _OptionalComparableKeys<Wrapped: Comparable>: _TypedKeyStore {
+  let ascending: Bool
+  var values: ContiguousArray<Wrapped?> = []
+  var staged: Wrapped??
+  init(ascending: Bool) { self.ascending = ascending }
+  func order(_ a: Wrapped?, _ b: Wrapped?) -> ComparisonResult {
+    _optionalOrder(a, b, by: _totalOrder)
+  }
+}
+
+/// The order of two optionals, `nil` first (as `SortDescriptor` orders them).
+@inline(__always)
+func _optionalOrder<Wrapped>(
+  _ a: Wrapped?, _ b: Wrapped?, by order: (Wrapped, Wrapped) -> ComparisonResult
+) -> ComparisonResult {
+  switch (a, b) {
+  case (nil, nil): .orderedSame
+  case (nil, _): .orderedAscending
+  case (_, nil): .orderedDescending
+  case (let a?, let b?): order(a, b)
+  }
+}
+
+/// A key path to a `Comparable` value type, opened to make its reader.
 protocol _ComparableKeyPath<Root> {
   associatedtype Root
-  func _column(ascending: Bool) -> _KeyColumn<Root>?
+  func _reader(ascending: Bool) -> _KeyReader<Root>?
 }
 
 extension KeyPath: _ComparableKeyPath where Value: Comparable {
-  func _column(ascending: Bool) -> _KeyColumn<Root>? {
+  func _reader(ascending: Bool) -> _KeyReader<Root>? {
     // A class's `<` may read its live properties: such a key could not be kept.
     guard !(Value.self is AnyObject.Type) else { return nil }
-    return _ComparableKeyColumn(self, ascending: ascending)
+    return _TypedKeyReader(self, _ComparableKeys<Value>(ascending: ascending))
   }
 }
 
-/// A key path to an optional `Comparable` value type, opened to make its column.
+/// A key path to an optional `Comparable` value type, opened to make its reader.
 protocol _OptionalComparableKeyPath<Root> {
   associatedtype Root
-  func _optionalColumn(ascending: Bool) -> _KeyColumn<Root>?
+  func _optionalReader(ascending: Bool) -> _KeyReader<Root>?
 }
 
 /// An optional of a `Comparable` type, seen through a protocol (a constraint cannot name it).
 protocol _ComparableOptional {
   associatedtype _Wrapped: Comparable
-  var _value: _Wrapped? { get }
 }
 
 extension Optional: _ComparableOptional where Wrapped: Comparable {
-  var _value: Wrapped? { self }
+  typealias _Wrapped = Wrapped
 }
 
 extension KeyPath: _OptionalComparableKeyPath where Value: _ComparableOptional {
-  func _optionalColumn(ascending: Bool) -> _KeyColumn<Root>? {
+  func _optionalReader(ascending: Bool) -> _KeyReader<Root>? {
     guard !(Value._Wrapped.self is AnyObject.Type),
       let keyPath = self as? KeyPath<Root, Value._Wrapped?>
     else { return nil }
-    return _OptionalComparableKeyColumn(keyPath, ascending: ascending)
+    return _TypedKeyReader(keyPath, _OptionalComparableKeys<Value._Wrapped>(ascending: ascending))
   }
 }

@@ -1,0 +1,338 @@
+// The limit line of the move benchmark: the fastest plausible hand-written structure that keeps
+// albums sorted by (year, title, source offset) and repositions one when its keys change.
+
+/// A treap with subtree sizes (an order-statistics tree) over entries identified by an `Int32`
+/// id in `0..<n`, ordered by year ascending, then title ascending (`String`'s `<`), then
+/// `order` ascending (the source offset, a tie-breaker, so that no two entries compare equal).
+///
+/// Not generic: the keys are kept per id in `years`, `titles` and `order`, and the links in one
+/// contiguous array of small structs indexed by id, with `-1` for "none". An id that is not in
+/// the tree has a size of 0. Priorities are a fixed hash of the id, so the shape is a function
+/// of the keys alone and every run is the same.
+struct LimitTree {
+  /// One node's links, its subtree's size (0 when the id is not in the tree) and its heap
+  /// priority (a parent's is never below its children's).
+  private struct Node {
+    var left: Int32 = -1
+    var right: Int32 = -1
+    var parent: Int32 = -1
+    var size: Int32 = 0
+    var priority: UInt32 = 0
+  }
+
+  /// The sort key's first component, per id.
+  private(set) var years: [Int]
+  /// The sort key's second component, per id.
+  private(set) var titles: [String]
+  /// The tie-breaker, per id (the source offset).
+  private(set) var order: [Int]
+  /// The links, per id.
+  private var nodes: [Node]
+  /// The root's id, or -1 when the tree is empty.
+  private var root: Int32 = -1
+
+  /// Builds the tree from every id whose `included[id]` is true (O(n log n): a sort, then a
+  /// linear Cartesian-tree build). The four arrays must have the same count, below `Int32.max`.
+  init(years: [Int], titles: [String], order: [Int], included: [Bool]) {
+    let n = years.count
+    precondition(titles.count == n && order.count == n && included.count == n)
+    precondition(n < Int(Int32.max))
+    self.years = years
+    self.titles = titles
+    self.order = order
+    nodes = (0..<n).map { Node(priority: Self.priority(of: Int32($0))) }
+    var ids = (0..<Int32(n)).filter { included[Int($0)] }
+    ids.sort { less($0, $1) }
+    buildCartesianTree(sortedIDs: ids)
+  }
+
+  /// The number of entries in the tree.
+  var count: Int { root < 0 ? 0 : Int(nodes[Int(root)].size) }
+
+  /// Whether `id` is in the tree.
+  func contains(_ id: Int32) -> Bool { nodes[Int(id)].size > 0 }
+
+  /// The 0-based position of `id` in sorted order, in O(log n) (expected) by walking the parent
+  /// links up to the root. `id` must be in the tree.
+  func rank(_ id: Int32) -> Int {
+    precondition(contains(id), "id \(id) is not in the tree")
+    var node = id
+    var result = Int(size(nodes[Int(node)].left))
+    while true {
+      let parent = nodes[Int(node)].parent
+      if parent < 0 { return result }
+      if nodes[Int(parent)].right == node {
+        result += Int(size(nodes[Int(parent)].left)) + 1
+      }
+      node = parent
+    }
+  }
+
+  /// Moves `id` to its place for its new keys: removes it, keeps `year` and `title` as its
+  /// keys, inserts it again, and returns its rank before and after. O(log n) expected (a treap
+  /// needs fewer than two rotations per removal and per insertion on average). `id` must be in
+  /// the tree.
+  mutating func reposition(_ id: Int32, year: Int, title: String) -> (from: Int, to: Int) {
+    let from = rank(id)
+    remove(id)
+    years[Int(id)] = year
+    titles[Int(id)] = title
+    let to = insert(id)
+    return (from, to)
+  }
+
+  /// The ids in sorted order (for checking), in O(n).
+  func inOrder() -> [Int32] {
+    var result: [Int32] = []
+    result.reserveCapacity(count)
+    var stack: [Int32] = []
+    var node = root
+    while node >= 0 || !stack.isEmpty {
+      while node >= 0 {
+        stack.append(node)
+        node = nodes[Int(node)].left
+      }
+      // Not empty: the loop runs only while a node or the stack is left, and the inner loop
+      // just pushed at least one node if the stack was empty.
+      let top = stack.removeLast()
+      result.append(top)
+      node = nodes[Int(top)].right
+    }
+    return result
+  }
+
+  /// Checks every link, size and priority, calling `precondition` on the first inconsistency
+  /// (for the self-check; O(n)).
+  func checkInvariants() {
+    if root >= 0 { precondition(nodes[Int(root)].parent < 0, "the root has a parent") }
+    var reached = 0
+    var stack: [Int32] = root < 0 ? [] : [root]
+    while let node = stack.popLast() {
+      reached += 1
+      let links = nodes[Int(node)]
+      precondition(
+        links.size == size(links.left) + size(links.right) + 1, "wrong size at \(node)")
+      for child in [links.left, links.right] where child >= 0 {
+        precondition(nodes[Int(child)].parent == node, "wrong parent at \(child)")
+        precondition(nodes[Int(child)].priority <= links.priority, "heap order broken at \(child)")
+        stack.append(child)
+      }
+    }
+    precondition(reached == count, "\(reached) nodes reached, count is \(count)")
+    precondition(nodes.count(where: { $0.size > 0 }) == count, "stray sizes")
+  }
+
+  // MARK: - Private
+
+  /// A fixed pseudo-random priority for `id` (a 32-bit finalizer of MurmurHash3).
+  private static func priority(of id: Int32) -> UInt32 {
+    var h = UInt32(bitPattern: id) &* 0x9E37_79B9
+    h ^= h >> 16
+    h &*= 0x85EB_CA6B
+    h ^= h >> 13
+    h &*= 0xC2B2_AE35
+    h ^= h >> 16
+    return h
+  }
+
+  /// The size of the subtree at `node`, 0 for "none".
+  private func size(_ node: Int32) -> Int32 { node < 0 ? 0 : nodes[Int(node)].size }
+
+  /// Whether `a` sorts before `b` by (year, title, order).
+  private func less(_ a: Int32, _ b: Int32) -> Bool {
+    let (a, b) = (Int(a), Int(b))
+    if years[a] != years[b] { return years[a] < years[b] }
+    if titles[a] != titles[b] { return titles[a] < titles[b] }
+    return order[a] < order[b]
+  }
+
+  /// Links `sortedIDs` into a treap in O(n): the Cartesian tree of their priorities (with a
+  /// stack of the current right spine), then the sizes, children before parents.
+  private mutating func buildCartesianTree(sortedIDs: [Int32]) {
+    var spine: [Int32] = []
+    for id in sortedIDs {
+      let priority = nodes[Int(id)].priority
+      var lastPopped: Int32 = -1
+      while let top = spine.last, nodes[Int(top)].priority < priority {
+        lastPopped = spine.removeLast()
+      }
+      nodes[Int(id)].left = lastPopped
+      if lastPopped >= 0 { nodes[Int(lastPopped)].parent = id }
+      if let top = spine.last {
+        nodes[Int(top)].right = id
+        nodes[Int(id)].parent = top
+      }
+      spine.append(id)
+    }
+    root = spine.first ?? -1
+    // Sizes by an explicit post-order walk (each node after both of its children).
+    var stack: [(node: Int32, childrenDone: Bool)] = root < 0 ? [] : [(root, false)]
+    while let (node, childrenDone) = stack.popLast() {
+      let links = nodes[Int(node)]
+      if childrenDone {
+        nodes[Int(node)].size = size(links.left) + size(links.right) + 1
+      } else {
+        stack.append((node, true))
+        if links.left >= 0 { stack.append((links.left, false)) }
+        if links.right >= 0 { stack.append((links.right, false)) }
+      }
+    }
+  }
+
+  /// Replaces `old` by `new` (possibly "none") as the child of `parent` (possibly "none": then
+  /// as the root), and sets `new`'s parent.
+  private mutating func replaceChild(of parent: Int32, _ old: Int32, with new: Int32) {
+    if parent < 0 {
+      root = new
+    } else if nodes[Int(parent)].left == old {
+      nodes[Int(parent)].left = new
+    } else {
+      nodes[Int(parent)].right = new
+    }
+    if new >= 0 { nodes[Int(new)].parent = parent }
+  }
+
+  /// Rotates `child` above its parent, keeping the in-order sequence and fixing both sizes.
+  private mutating func rotateUp(_ child: Int32) {
+    let parent = nodes[Int(child)].parent
+    let grandparent = nodes[Int(parent)].parent
+    if nodes[Int(parent)].left == child {
+      let inner = nodes[Int(child)].right
+      nodes[Int(parent)].left = inner
+      if inner >= 0 { nodes[Int(inner)].parent = parent }
+      nodes[Int(child)].right = parent
+    } else {
+      let inner = nodes[Int(child)].left
+      nodes[Int(parent)].right = inner
+      if inner >= 0 { nodes[Int(inner)].parent = parent }
+      nodes[Int(child)].left = parent
+    }
+    nodes[Int(parent)].parent = child
+    replaceChild(of: grandparent, parent, with: child)
+    nodes[Int(child)].size = nodes[Int(parent)].size
+    let links = nodes[Int(parent)]
+    nodes[Int(parent)].size = size(links.left) + size(links.right) + 1
+  }
+
+  /// Unlinks `id`: rotates it down (its higher-priority child up) until it has at most one
+  /// child, splices it out, and decrements the sizes of its ancestors.
+  private mutating func remove(_ id: Int32) {
+    while true {
+      let links = nodes[Int(id)]
+      if links.left < 0 || links.right < 0 { break }
+      let left = nodes[Int(links.left)].priority
+      let right = nodes[Int(links.right)].priority
+      rotateUp(left >= right ? links.left : links.right)
+    }
+    let links = nodes[Int(id)]
+    let parent = links.parent
+    replaceChild(of: parent, id, with: links.left >= 0 ? links.left : links.right)
+    var ancestor = parent
+    while ancestor >= 0 {
+      nodes[Int(ancestor)].size -= 1
+      ancestor = nodes[Int(ancestor)].parent
+    }
+    nodes[Int(id)] = Node(priority: links.priority)
+  }
+
+  /// Links `id` (not in the tree, its keys already kept) as a leaf at its place, counting the
+  /// entries before it on the way down and growing the sizes on the path, then rotates it up
+  /// while its priority beats its parent's (rotations keep the rank). Returns its rank.
+  private mutating func insert(_ id: Int32) -> Int {
+    let (year, title, offset) = (years[Int(id)], titles[Int(id)], order[Int(id)])
+    nodes[Int(id)].size = 1
+    guard root >= 0 else {
+      root = id
+      return 0
+    }
+    var rank = 0
+    var node = root
+    while true {
+      nodes[Int(node)].size += 1
+      let other = Int(node)
+      let goesLeft: Bool
+      if year != years[other] {
+        goesLeft = year < years[other]
+      } else if title != titles[other] {
+        goesLeft = title < titles[other]
+      } else {
+        goesLeft = offset < order[other]
+      }
+      if goesLeft {
+        let next = nodes[other].left
+        if next < 0 {
+          nodes[other].left = id
+          break
+        }
+        node = next
+      } else {
+        rank += Int(size(nodes[other].left)) + 1
+        let next = nodes[other].right
+        if next < 0 {
+          nodes[other].right = id
+          break
+        }
+        node = next
+      }
+    }
+    nodes[Int(id)].parent = node
+    let priority = nodes[Int(id)].priority
+    while true {
+      let parent = nodes[Int(id)].parent
+      if parent < 0 || nodes[Int(parent)].priority >= priority { break }
+      rotateUp(id)
+    }
+    return rank
+  }
+}
+
+/// Checks `LimitTree` against a plain sort: 2,000 random entries (about one in ten left out),
+/// years from 1950..<2025 and titles from a pool of 50, so ties on the year and on both keys
+/// are common; then 2,000 random repositions, after each comparing `inOrder()` to the included
+/// ids sorted with `sorted(by:)`, the returned ranks to the positions before and after, `rank`
+/// and `count`, and the tree's links and sizes. Calls `precondition` on any mismatch.
+func limitTreeSelfCheck() {
+  var rng = SplitMix64(seed: 0x5EED_1DEA)
+  let n = 2_000
+  let pool = (0..<50).map { "Title \($0 * 37 % 50)" }
+  func randomYear() -> Int { 1950 + Int(rng.next() % 75) }
+  func randomTitle() -> String { pool[Int(rng.next() % UInt64(pool.count))] }
+  var years = (0..<n).map { _ in randomYear() }
+  var titles = (0..<n).map { _ in randomTitle() }
+  let order = Array(0..<n).shuffled(using: &rng)
+  let included = (0..<n).map { _ in rng.next() % 10 != 0 }
+  var tree = LimitTree(years: years, titles: titles, order: order, included: included)
+  let members = (0..<Int32(n)).filter { included[Int($0)] }
+
+  func expected() -> [Int32] {
+    members.sorted { a, b in
+      let (a, b) = (Int(a), Int(b))
+      if years[a] != years[b] { return years[a] < years[b] }
+      if titles[a] != titles[b] { return titles[a] < titles[b] }
+      return order[a] < order[b]
+    }
+  }
+
+  var sorted = expected()
+  precondition(tree.inOrder() == sorted, "built tree out of order")
+  precondition(tree.count == members.count, "wrong count after building")
+  tree.checkInvariants()
+  for step in 0..<2_000 {
+    let id = members[Int(rng.next() % UInt64(members.count))]
+    // Some repositions keep a key, or both (then the entry stays where it is).
+    let year = step % 7 == 0 ? years[Int(id)] : randomYear()
+    let title = step % 5 == 0 ? titles[Int(id)] : randomTitle()
+    let expectedFrom = sorted.firstIndex(of: id)
+    years[Int(id)] = year
+    titles[Int(id)] = title
+    let (from, to) = tree.reposition(id, year: year, title: title)
+    sorted = expected()
+    precondition(from == expectedFrom, "step \(step): from \(from), expected \(expectedFrom ?? -1)")
+    precondition(to == sorted.firstIndex(of: id), "step \(step): wrong rank after")
+    precondition(tree.rank(id) == to, "step \(step): rank disagrees with reposition")
+    precondition(tree.inOrder() == sorted, "step \(step): out of order")
+    precondition(tree.count == members.count, "step \(step): wrong count")
+    if step % 100 == 0 { tree.checkInvariants() }
+  }
+  tree.checkInvariants()
+}
