@@ -6,18 +6,18 @@
 /// `order` ascending (the source offset, a tie-breaker, so that no two entries compare equal).
 ///
 /// Not generic: the keys are kept per id in `years`, `titles` and `order`, and the links in one
-/// contiguous array of small structs indexed by id, with `-1` for "none". An id that is not in
-/// the tree has a size of 0. Priorities are a fixed hash of the id, so the shape is a function
-/// of the keys alone and every run is the same.
+/// contiguous array of 20-byte structs indexed by id, with `-1` for "none". An id that is not
+/// in the tree has a size of 0. Priorities are a fixed bijective hash of the id (so no two are
+/// equal, none is stored, and every run builds the same shape).
 struct LimitTree {
-  /// One node's links, its subtree's size (0 when the id is not in the tree) and its heap
-  /// priority (a parent's is never below its children's).
+  /// One node's links and its subtree's sizes. `size` is 0 when the id is not in the tree;
+  /// `leftSize` (the size of the left subtree) saves reading the left child when counting.
   private struct Node {
     var left: Int32 = -1
     var right: Int32 = -1
     var parent: Int32 = -1
     var size: Int32 = 0
-    var priority: UInt32 = 0
+    var leftSize: Int32 = 0
   }
 
   /// The sort key's first component, per id.
@@ -40,9 +40,14 @@ struct LimitTree {
     self.years = years
     self.titles = titles
     self.order = order
-    nodes = (0..<n).map { Node(priority: Self.priority(of: Int32($0))) }
+    nodes = Array(repeating: Node(), count: n)
     var ids = (0..<Int32(n)).filter { included[Int($0)] }
-    ids.sort { less($0, $1) }
+    ids.sort { a, b in
+      let (a, b) = (Int(a), Int(b))
+      if years[a] != years[b] { return years[a] < years[b] }
+      if titles[a] != titles[b] { return titles[a] < titles[b] }
+      return order[a] < order[b]
+    }
     buildCartesianTree(sortedIDs: ids)
   }
 
@@ -57,28 +62,42 @@ struct LimitTree {
   func rank(_ id: Int32) -> Int {
     precondition(contains(id), "id \(id) is not in the tree")
     var node = id
-    var result = Int(size(nodes[Int(node)].left))
+    var result = Int(nodes[Int(node)].leftSize)
     while true {
       let parent = nodes[Int(node)].parent
       if parent < 0 { return result }
-      if nodes[Int(parent)].right == node {
-        result += Int(size(nodes[Int(parent)].left)) + 1
-      }
+      let links = nodes[Int(parent)]
+      if links.right == node { result += Int(links.leftSize) + 1 }
       node = parent
     }
   }
 
-  /// Moves `id` to its place for its new keys: removes it, keeps `year` and `title` as its
-  /// keys, inserts it again, and returns its rank before and after. O(log n) expected (a treap
-  /// needs fewer than two rotations per removal and per insertion on average). `id` must be in
-  /// the tree.
+  /// Moves `id` to its place for its new keys: removes it (counting its rank on the way up),
+  /// keeps `year` and `title` as its keys, inserts it again (counting its rank on the way
+  /// down), and returns its rank before and after. O(log n) expected: a treap needs fewer than
+  /// two rotations per removal and per insertion on average. `id` must be in the tree.
   mutating func reposition(_ id: Int32, year: Int, title: String) -> (from: Int, to: Int) {
-    let from = rank(id)
-    remove(id)
+    precondition(contains(id), "id \(id) is not in the tree")
+    // The removal reads no key, so the keys can be replaced first.
     years[Int(id)] = year
     titles[Int(id)] = title
-    let to = insert(id)
-    return (from, to)
+    let (years, titles, order) = (self.years, self.titles, self.order)
+    var root = self.root
+    let ranks = years.withUnsafeBufferPointer { years in
+      titles.withUnsafeBufferPointer { titles in
+        order.withUnsafeBufferPointer { order in
+          nodes.withUnsafeMutableBufferPointer { nodes in
+            var links = Links(nodes: nodes, root: root)
+            let from = links.remove(id)
+            let to = links.insert(id, years: years, titles: titles, order: order)
+            root = links.root
+            return (from: from, to: to)
+          }
+        }
+      }
+    }
+    self.root = root
+    return ranks
   }
 
   /// The ids in sorted order (for checking), in O(n).
@@ -92,8 +111,7 @@ struct LimitTree {
         stack.append(node)
         node = nodes[Int(node)].left
       }
-      // Not empty: the loop runs only while a node or the stack is left, and the inner loop
-      // just pushed at least one node if the stack was empty.
+      // The stack is not empty: either it was not, or the inner loop just pushed a node.
       let top = stack.removeLast()
       result.append(top)
       node = nodes[Int(top)].right
@@ -110,11 +128,13 @@ struct LimitTree {
     while let node = stack.popLast() {
       reached += 1
       let links = nodes[Int(node)]
-      precondition(
-        links.size == size(links.left) + size(links.right) + 1, "wrong size at \(node)")
+      let (leftSize, rightSize) = (size(links.left), size(links.right))
+      precondition(links.size == leftSize + rightSize + 1, "wrong size at \(node)")
+      precondition(links.leftSize == leftSize, "wrong left size at \(node)")
       for child in [links.left, links.right] where child >= 0 {
         precondition(nodes[Int(child)].parent == node, "wrong parent at \(child)")
-        precondition(nodes[Int(child)].priority <= links.priority, "heap order broken at \(child)")
+        precondition(
+          Self.priority(of: child) < Self.priority(of: node), "heap order broken at \(child)")
         stack.append(child)
       }
     }
@@ -124,7 +144,8 @@ struct LimitTree {
 
   // MARK: - Private
 
-  /// A fixed pseudo-random priority for `id` (a 32-bit finalizer of MurmurHash3).
+  /// The fixed priority of `id`: a bijective hash (an odd multiplier, then the finalizer of
+  /// MurmurHash3), so distinct ids never tie.
   private static func priority(of id: Int32) -> UInt32 {
     var h = UInt32(bitPattern: id) &* 0x9E37_79B9
     h ^= h >> 16
@@ -138,22 +159,14 @@ struct LimitTree {
   /// The size of the subtree at `node`, 0 for "none".
   private func size(_ node: Int32) -> Int32 { node < 0 ? 0 : nodes[Int(node)].size }
 
-  /// Whether `a` sorts before `b` by (year, title, order).
-  private func less(_ a: Int32, _ b: Int32) -> Bool {
-    let (a, b) = (Int(a), Int(b))
-    if years[a] != years[b] { return years[a] < years[b] }
-    if titles[a] != titles[b] { return titles[a] < titles[b] }
-    return order[a] < order[b]
-  }
-
   /// Links `sortedIDs` into a treap in O(n): the Cartesian tree of their priorities (with a
   /// stack of the current right spine), then the sizes, children before parents.
   private mutating func buildCartesianTree(sortedIDs: [Int32]) {
     var spine: [Int32] = []
     for id in sortedIDs {
-      let priority = nodes[Int(id)].priority
+      let priority = Self.priority(of: id)
       var lastPopped: Int32 = -1
-      while let top = spine.last, nodes[Int(top)].priority < priority {
+      while let top = spine.last, Self.priority(of: top) < priority {
         lastPopped = spine.removeLast()
       }
       nodes[Int(id)].left = lastPopped
@@ -170,6 +183,7 @@ struct LimitTree {
     while let (node, childrenDone) = stack.popLast() {
       let links = nodes[Int(node)]
       if childrenDone {
+        nodes[Int(node)].leftSize = size(links.left)
         nodes[Int(node)].size = size(links.left) + size(links.right) + 1
       } else {
         stack.append((node, true))
@@ -179,110 +193,129 @@ struct LimitTree {
     }
   }
 
-  /// Replaces `old` by `new` (possibly "none") as the child of `parent` (possibly "none": then
-  /// as the root), and sets `new`'s parent.
-  private mutating func replaceChild(of parent: Int32, _ old: Int32, with new: Int32) {
-    if parent < 0 {
-      root = new
-    } else if nodes[Int(parent)].left == old {
-      nodes[Int(parent)].left = new
-    } else {
-      nodes[Int(parent)].right = new
-    }
-    if new >= 0 { nodes[Int(new)].parent = parent }
-  }
+  /// The timed operations, on the links' storage without bounds or uniqueness checks (every id
+  /// handled is a valid index: the public entry points check theirs, and links only hold ids of
+  /// the tree).
+  private struct Links {
+    /// The tree's `nodes`, valid for the duration of one `reposition`.
+    let nodes: UnsafeMutableBufferPointer<Node>
+    /// The root's id, or -1 when the tree is empty; the tree's `root` is set from it after.
+    var root: Int32
 
-  /// Rotates `child` above its parent, keeping the in-order sequence and fixing both sizes.
-  private mutating func rotateUp(_ child: Int32) {
-    let parent = nodes[Int(child)].parent
-    let grandparent = nodes[Int(parent)].parent
-    if nodes[Int(parent)].left == child {
-      let inner = nodes[Int(child)].right
-      nodes[Int(parent)].left = inner
-      if inner >= 0 { nodes[Int(inner)].parent = parent }
-      nodes[Int(child)].right = parent
-    } else {
-      let inner = nodes[Int(child)].left
-      nodes[Int(parent)].right = inner
-      if inner >= 0 { nodes[Int(inner)].parent = parent }
-      nodes[Int(child)].left = parent
+    /// Replaces `old` by `new` (possibly "none") as the child of `parent` (possibly "none":
+    /// then as the root), and sets `new`'s parent.
+    mutating func replaceChild(of parent: Int32, _ old: Int32, with new: Int32) {
+      if parent < 0 {
+        root = new
+      } else if nodes[Int(parent)].left == old {
+        nodes[Int(parent)].left = new
+      } else {
+        nodes[Int(parent)].right = new
+      }
+      if new >= 0 { nodes[Int(new)].parent = parent }
     }
-    nodes[Int(parent)].parent = child
-    replaceChild(of: grandparent, parent, with: child)
-    nodes[Int(child)].size = nodes[Int(parent)].size
-    let links = nodes[Int(parent)]
-    nodes[Int(parent)].size = size(links.left) + size(links.right) + 1
-  }
 
-  /// Unlinks `id`: rotates it down (its higher-priority child up) until it has at most one
-  /// child, splices it out, and decrements the sizes of its ancestors.
-  private mutating func remove(_ id: Int32) {
-    while true {
+    /// Rotates `child` above its parent, keeping the in-order sequence and fixing both sizes
+    /// from the two nodes' own fields (no other node is read).
+    mutating func rotateUp(_ child: Int32) {
+      let c = nodes[Int(child)]
+      let parent = c.parent
+      let p = nodes[Int(parent)]
+      if p.left == child {
+        // The child's right subtree becomes the parent's left one.
+        let inner = c.right
+        let innerSize = c.size - c.leftSize - 1
+        nodes[Int(parent)].left = inner
+        nodes[Int(parent)].leftSize = innerSize
+        nodes[Int(parent)].size = p.size - c.size + innerSize
+        if inner >= 0 { nodes[Int(inner)].parent = parent }
+        nodes[Int(child)].right = parent
+      } else {
+        // The child's left subtree becomes the parent's right one.
+        let inner = c.left
+        let parentSize = p.size - c.size + c.leftSize
+        nodes[Int(parent)].right = inner
+        nodes[Int(parent)].size = parentSize
+        if inner >= 0 { nodes[Int(inner)].parent = parent }
+        nodes[Int(child)].left = parent
+        nodes[Int(child)].leftSize = parentSize
+      }
+      nodes[Int(child)].size = p.size
+      nodes[Int(parent)].parent = child
+      replaceChild(of: p.parent, parent, with: child)
+    }
+
+    /// Unlinks `id` and returns its rank: rotates it down (its higher-priority child up, which
+    /// keeps the rank) until it has at most one child, splices it out, then walks up to the
+    /// root, decrementing the sizes and adding the entries before it.
+    mutating func remove(_ id: Int32) -> Int {
+      while true {
+        let links = nodes[Int(id)]
+        if links.left < 0 || links.right < 0 { break }
+        let leftWins = priority(of: links.left) > priority(of: links.right)
+        rotateUp(leftWins ? links.left : links.right)
+      }
       let links = nodes[Int(id)]
-      if links.left < 0 || links.right < 0 { break }
-      let left = nodes[Int(links.left)].priority
-      let right = nodes[Int(links.right)].priority
-      rotateUp(left >= right ? links.left : links.right)
+      var rank = Int(links.leftSize)
+      var parent = links.parent
+      var fromLeft = parent >= 0 && nodes[Int(parent)].left == id
+      replaceChild(of: parent, id, with: links.left >= 0 ? links.left : links.right)
+      nodes[Int(id)] = Node()
+      while parent >= 0 {
+        let p = nodes[Int(parent)]
+        nodes[Int(parent)].size = p.size - 1
+        nodes[Int(parent)].leftSize = p.leftSize - (fromLeft ? 1 : 0)
+        rank += fromLeft ? 0 : Int(p.leftSize) + 1
+        fromLeft = p.parent >= 0 && nodes[Int(p.parent)].left == parent
+        parent = p.parent
+      }
+      return rank
     }
-    let links = nodes[Int(id)]
-    let parent = links.parent
-    replaceChild(of: parent, id, with: links.left >= 0 ? links.left : links.right)
-    var ancestor = parent
-    while ancestor >= 0 {
-      nodes[Int(ancestor)].size -= 1
-      ancestor = nodes[Int(ancestor)].parent
-    }
-    nodes[Int(id)] = Node(priority: links.priority)
-  }
 
-  /// Links `id` (not in the tree, its keys already kept) as a leaf at its place, counting the
-  /// entries before it on the way down and growing the sizes on the path, then rotates it up
-  /// while its priority beats its parent's (rotations keep the rank). Returns its rank.
-  private mutating func insert(_ id: Int32) -> Int {
-    let (year, title, offset) = (years[Int(id)], titles[Int(id)], order[Int(id)])
-    nodes[Int(id)].size = 1
-    guard root >= 0 else {
-      root = id
-      return 0
-    }
-    var rank = 0
-    var node = root
-    while true {
-      nodes[Int(node)].size += 1
-      let other = Int(node)
-      let goesLeft: Bool
-      if year != years[other] {
-        goesLeft = year < years[other]
-      } else if title != titles[other] {
-        goesLeft = title < titles[other]
-      } else {
-        goesLeft = offset < order[other]
+    /// Links `id` (not in the tree, its keys already kept) as a leaf at its place, counting the
+    /// entries before it and growing the sizes on the way down, then rotates it up while its
+    /// priority beats its parent's (rotations keep the rank). Returns its rank.
+    mutating func insert(
+      _ id: Int32, years: UnsafeBufferPointer<Int>, titles: UnsafeBufferPointer<String>,
+      order: UnsafeBufferPointer<Int>
+    ) -> Int {
+      nodes[Int(id)].size = 1
+      guard root >= 0 else {
+        root = id
+        return 0
       }
-      if goesLeft {
-        let next = nodes[other].left
+      let (year, title, offset) = (years[Int(id)], titles[Int(id)], order[Int(id)])
+      var rank = 0
+      var node = root
+      while true {
+        let other = Int(node)
+        let goesLeft =
+          year != years[other]
+          ? year < years[other]
+          : title != titles[other] ? title < titles[other] : offset < order[other]
+        let links = nodes[other]
+        nodes[other].size = links.size + 1
+        nodes[other].leftSize = links.leftSize + (goesLeft ? 1 : 0)
+        rank += goesLeft ? 0 : Int(links.leftSize) + 1
+        let next = goesLeft ? links.left : links.right
         if next < 0 {
-          nodes[other].left = id
-          break
-        }
-        node = next
-      } else {
-        rank += Int(size(nodes[other].left)) + 1
-        let next = nodes[other].right
-        if next < 0 {
-          nodes[other].right = id
+          if goesLeft { nodes[other].left = id } else { nodes[other].right = id }
           break
         }
         node = next
       }
+      nodes[Int(id)].parent = node
+      let priority = priority(of: id)
+      while true {
+        let parent = nodes[Int(id)].parent
+        if parent < 0 || LimitTree.priority(of: parent) > priority { break }
+        rotateUp(id)
+      }
+      return rank
     }
-    nodes[Int(id)].parent = node
-    let priority = nodes[Int(id)].priority
-    while true {
-      let parent = nodes[Int(id)].parent
-      if parent < 0 || nodes[Int(parent)].priority >= priority { break }
-      rotateUp(id)
-    }
-    return rank
+
+    /// The fixed priority of `id`.
+    private func priority(of id: Int32) -> UInt32 { LimitTree.priority(of: id) }
   }
 }
 
