@@ -298,6 +298,10 @@ extension _OrderedIndex {
 ///
 /// - Complexity: O(m log m) for *m* values.
 func _longestIncreasingSubsequence<Value: Comparable>(_ values: [Value]) -> [Bool] {
+  // Already increasing (the common case: elements removed and inserted, none reordered): O(n).
+  if zip(values, values.dropFirst()).allSatisfy({ $0 < $1 }) {
+    return [Bool](repeating: true, count: values.count)
+  }
   var tails: [Int] = []  // indices into values: tails[l] ends the best run of length l + 1
   var previous = [Int](repeating: -1, count: values.count)
   for (i, value) in values.enumerated() {

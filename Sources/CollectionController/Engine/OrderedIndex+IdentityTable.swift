@@ -4,7 +4,9 @@
 extension _OrderedIndex {
   /// The slot of the element with identity `id`, or `-1`.
   func _find(_ id: ObjectIdentifier) -> Int32 {
-    _table.find(UInt(bitPattern: id)) { _nodes[Int($0)].identity }
+    // The nodes, not `self`: a closure over `self` copies the whole (generic) index.
+    let nodes = _nodes
+    return _table.find(UInt(bitPattern: id)) { nodes[Int($0)].identity }
   }
 
   mutating func _tableInsert(_ slot: Int32) {

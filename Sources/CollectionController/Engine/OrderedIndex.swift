@@ -519,7 +519,9 @@ extension _OrderedIndex {
       _sections[Int(~grandparent)].root = node
     }
     _nodes[x].size = _nodes[p].size
-    _nodes[p].size = _size(_nodes[p].left) + _size(_nodes[p].right) + 1
+    // Computed first: reading `self` while writing `_nodes` in one statement copies `self`.
+    let size = _size(_nodes[p].left) + _size(_nodes[p].right) + 1
+    _nodes[p].size = size
   }
 
   func _leftmost(_ root: Int32) -> Int32 {

@@ -26,7 +26,61 @@ struct _MemberTable: Sequence {
   }
 
   private func slot(of id: ObjectIdentifier) -> Int32 {
-    table.find(UInt(bitPattern: id)) { Self.bits(pool[Int($0)]) }
+    pool.withUnsafeBufferPointer { pool in
+      table.find(UInt(bitPattern: id)) { slot in
+        // Only the identity is read (copying the member would retain its object and watch);
+        // the table maps only occupied slots.
+        guard let object = pool[Int(slot)]?.object else { return 0 }
+        return UInt(bitPattern: ObjectIdentifier(object))
+      }
+    }
+  }
+
+  /// What `recount(_:)` found.
+  struct Recount {
+    /// The offsets in the array of each element's first occurrence, in order.
+    var firstOccurrences: [Int] = []
+    /// The label of each of those elements if it is a member, `.max` if it is new (parallel
+    /// to `firstOccurrences`).
+    var labels: [UInt64] = []
+    /// How many times the array holds each new element that it holds more than once.
+    var newDuplicates: [ObjectIdentifier: Int] = [:]
+    /// The members the array does not hold.
+    var leaving: [ObjectIdentifier] = []
+  }
+
+  /// Sets each member's occurrences to the number of times `ids` (a whole new array, by
+  /// identity) holds it, and returns the first occurrences with the members' labels, and the
+  /// members `ids` does not hold: one pass over the array and two over the members, with no
+  /// dictionary but for new elements held twice.
+  ///
+  /// - Complexity: O(n + m), where *n* is the length of `ids` and *m* the number of members.
+  mutating func recount(_ ids: [ObjectIdentifier]) -> Recount {
+    for slot in pool.indices where pool[slot] != nil { pool[slot]?.occurrences = 0 }
+    var result = Recount()
+    result.firstOccurrences.reserveCapacity(ids.count)
+    result.labels.reserveCapacity(ids.count)
+    var newOnes: Set<ObjectIdentifier> = []
+    for (offset, id) in ids.enumerated() {
+      let slot = slot(of: id)
+      if slot >= 0 {
+        pool[Int(slot)]?.occurrences += 1
+        // Safe: `slot(of:)` returns only occupied slots.
+        if pool[Int(slot)].unsafelyUnwrapped.occurrences == 1 {
+          result.firstOccurrences.append(offset)
+          result.labels.append(pool[Int(slot)].unsafelyUnwrapped.label)
+        }
+      } else if newOnes.insert(id).inserted {
+        result.firstOccurrences.append(offset)
+        result.labels.append(.max)
+      } else {
+        result.newDuplicates[id, default: 1] += 1
+      }
+    }
+    for case let member? in pool where member.occurrences == 0 {
+      result.leaving.append(ObjectIdentifier(member.object))
+    }
+    return result
   }
 
   /// The member with identity `id`; setting `nil` removes it.

@@ -152,77 +152,60 @@ extension RelationController {
 
   // MARK: Arrays
 
-  /// Diffs a whole new array by identity: O(n log n) (an increasing-subsequence pass keeps
-  /// the elements whose relative order did not change untouched).
+  /// Diffs a whole new array by identity: O(n) for an array whose retained elements kept their
+  /// relative order (1% churn: elements removed and inserted), O(n log n) otherwise (an
+  /// increasing-subsequence pass keeps the elements whose relative order did not change
+  /// untouched). Only elements that enter, leave or move are touched.
   func _diffArray(_ array: [Element]) {
-    var occurrences: [ObjectIdentifier: Int] = [:]
-    occurrences.reserveCapacity(array.count)
-    var unique: [Element] = []
-    unique.reserveCapacity(array.count)
-    for element in array {
-      let id = ObjectIdentifier(element)
-      if let count = occurrences[id] {
-        occurrences[id] = count + 1
-      } else {
-        occurrences[id] = 1
-        unique.append(element)
-      }
+    var ids: [ObjectIdentifier] = []
+    ids.reserveCapacity(array.count)
+    for element in array { ids.append(ObjectIdentifier(element)) }
+    // One pass under the lock: no user code runs in it.
+    let recount = _write { state in
+      state.members.reserveCapacity(ids.count)
+      return state.members.recount(ids)
     }
-    let leaving = _write { state in state.members.keys.filter { occurrences[$0] == nil } }
-    for id in leaving { _leave(id) }
-    // Room for the new members at once (the first array: one allocation, no rehashing), and the
-    // labels of the members that stay (one lock for all of them).
-    let memberLabels = _write { state in
-      state.members.reserveCapacity(unique.count)
-      return unique.map { state.members[ObjectIdentifier($0)]?.label }
-    }
+    for id in recount.leaving { _leave(id) }
+    let firstOccurrences = recount.firstOccurrences
     // Retained elements whose order relative to the others changed are touched; the others
     // keep their relative order, so their new labels keep the index valid.
     var retained: [Int] = []
     var labels: [UInt64] = []
-    for (offset, label) in memberLabels.enumerated() {
-      if let label {
-        retained.append(offset)
-        labels.append(label)
-      }
+    for (k, label) in recount.labels.enumerated() where label != .max {
+      retained.append(k)
+      labels.append(label)
     }
     let keep = _longestIncreasingSubsequence(labels)
     for (k, offset) in retained.enumerated() where !keep[k] {
-      _touch(unique[offset])
+      _touch(array[firstOccurrences[offset]])
     }
-    let hadDuplicates = _work.duplicates > 0
-    _work.duplicates = array.count - unique.count
+    _work.duplicates = array.count - firstOccurrences.count
+    func enter(_ k: Int, label: UInt64) {
+      let element = array[firstOccurrences[k]]
+      _enter(
+        element, label: label,
+        occurrences: recount.newDuplicates[ObjectIdentifier(element)] ?? 1)
+    }
     // The kept elements keep their labels; the others get labels between their kept
     // neighbours', when there is room (O(changes) index work instead of relabeling all).
     if let placed = _OrderLabels.between(
-      kept: keep, retained: retained, labels: labels, count: unique.count)
+      kept: keep, retained: retained, labels: labels, count: firstOccurrences.count)
     {
-      for (offset, label) in placed {
-        let element = unique[offset]
-        let id = ObjectIdentifier(element)
-        if memberLabels[offset] != nil {
-          _setLabel(label, of: id)
+      for (k, label) in placed {
+        if recount.labels[k] != .max {
+          _setLabel(label, of: ids[firstOccurrences[k]])
         } else {
-          _enter(element, label: label, occurrences: occurrences[id] ?? 1)
-        }
-      }
-      // Without duplicates before and after, every retained element occurs once, as before.
-      if hadDuplicates || _work.duplicates > 0 {
-        _write { state in
-          for (id, count) in occurrences { state.members[id]?.occurrences = count }
+          enter(k, label: label)
         }
       }
       return
     }
-    for (offset, element) in unique.enumerated() {
-      let id = ObjectIdentifier(element)
-      let label = _OrderLabels.evenlySpaced(offset, of: unique.count)
-      let count = occurrences[id] ?? 1
-      if memberLabels[offset] != nil {
-        _write { $0.members[id]?.occurrences = count }
-        _setLabel(label, of: id)
+    for k in firstOccurrences.indices {
+      let label = _OrderLabels.evenlySpaced(k, of: firstOccurrences.count)
+      if recount.labels[k] != .max {
+        _setLabel(label, of: ids[firstOccurrences[k]])
       } else {
-        _enter(element, label: label, occurrences: count)
+        enter(k, label: label)
       }
     }
   }
