@@ -133,13 +133,15 @@ struct _ChangeSetBuilder<Element: AnyObject, SectionKey: Hashable & Comparable> 
     Self._countUntouchedBefore(entries, { $0.old }, into: &untouchedBeforeOld)
     Self._countUntouchedBefore(entries, { $0.new }, into: &untouchedBeforeNew)
 
-    var deleted: [(RowPosition, Element)] = []
-    var inserted: [(RowPosition, Element)] = []
-    var moved: [(RelationChangeSet<Element>.Move, Element)] = []
-    var updated: [(RowPosition, Element)] = []
-    var candidates: [_Candidate] = []
-    var deletedSectionRows: [Int: [(Int, Element)]] = [:]
-    var insertedSectionRows: [Int: [(Int, Element)]] = [:]
+    // Positions with entry indexes (not elements): arrays of non-generic types sort with code
+    // specialised here, where a generic element would make every comparison generic.
+    var deleted: [(RowPosition, Int)] = []
+    var inserted: [(RowPosition, Int)] = []
+    var moved: [_Moved] = []
+    var updated: [(RowPosition, Int)] = []
+    var candidates: [_MoveCandidate] = []
+    var deletedSectionRows: [Int: [(Int, Int)]] = [:]
+    var insertedSectionRows: [Int: [(Int, Int)]] = [:]
     for (i, entry) in entries.enumerated() {
       // Positions outside deleted and inserted sections ("live"); the others are covered by
       // their section's change.
@@ -147,14 +149,14 @@ struct _ChangeSetBuilder<Element: AnyObject, SectionKey: Hashable & Comparable> 
       var liveNew: RowPosition?
       if let old = entry.old, let key = entry.oldKey {
         if deletedKeys.contains(key) {
-          deletedSectionRows[old.section, default: []].append((old.row, entry.element))
+          deletedSectionRows[old.section, default: []].append((old.row, i))
         } else {
           liveOld = old
         }
       }
       if let new = entry.new, let key = entry.newKey {
         if insertedKeys.contains(key) {
-          insertedSectionRows[new.section, default: []].append((new.row, entry.element))
+          insertedSectionRows[new.section, default: []].append((new.row, i))
         } else {
           liveNew = new
         }
@@ -163,15 +165,14 @@ struct _ChangeSetBuilder<Element: AnyObject, SectionKey: Hashable & Comparable> 
       case (nil, nil):
         break
       case (let old?, nil):
-        deleted.append((old, entry.element))
+        deleted.append((old, i))
       case (nil, let new?):
-        inserted.append((new, entry.element))
+        inserted.append((new, i))
       case (let old?, let new?):
         if entry.oldKey == entry.newKey && untouchedBeforeOld[i] == untouchedBeforeNew[i] {
-          candidates.append(_Candidate(entry: i, old: old, new: new))
+          candidates.append(_MoveCandidate(entry: i, old: old, new: new))
         } else {
-          let move = RelationChangeSet<Element>.Move(from: old, to: new, changed: entry.changed)
-          moved.append((move, entry.element))
+          moved.append(_Moved(from: old, to: new, entry: i))
         }
       }
     }
@@ -186,36 +187,35 @@ struct _ChangeSetBuilder<Element: AnyObject, SectionKey: Hashable & Comparable> 
       let run = candidates[start..<end]
       let keep = _longestIncreasingSubsequence(run.map { $0.new.row })
       for (candidate, kept) in zip(run, keep) {
-        let entry = entries[candidate.entry]
         if kept {
-          if entry.changed { updated.append((candidate.old, entry.element)) }
+          if entries[candidate.entry].changed { updated.append((candidate.old, candidate.entry)) }
         } else {
-          let move = RelationChangeSet<Element>.Move(
-            from: candidate.old, to: candidate.new, changed: entry.changed)
-          moved.append((move, entry.element))
+          moved.append(_Moved(from: candidate.old, to: candidate.new, entry: candidate.entry))
         }
       }
       start = end
     }
 
-    deleted.sort { $0.0 < $1.0 }
-    inserted.sort { $0.0 < $1.0 }
-    moved.sort { $0.0.to < $1.0.to }
-    updated.sort { $0.0 < $1.0 }
+    _sortByPosition(&deleted)
+    _sortByPosition(&inserted)
+    _sortByDestination(&moved)
+    _sortByPosition(&updated)
     changes.deletedRows = deleted.map { $0.0 }
-    changes.deletedElements = deleted.map { $0.1 }
+    changes.deletedElements = deleted.map { entries[$0.1].element }
     changes.insertedRows = inserted.map { $0.0 }
-    changes.insertedElements = inserted.map { $0.1 }
-    changes.movedRows = moved.map { $0.0 }
-    changes.movedElements = moved.map { $0.1 }
+    changes.insertedElements = inserted.map { entries[$0.1].element }
+    changes.movedRows = moved.map {
+      RelationChangeSet<Element>.Move(from: $0.from, to: $0.to, changed: entries[$0.entry].changed)
+    }
+    changes.movedElements = moved.map { entries[$0.entry].element }
     changes.updatedRows = updated.map { $0.0 }
-    changes.updatedElements = updated.map { $0.1 }
+    changes.updatedElements = updated.map { entries[$0.1].element }
     // Every element of a deleted or inserted section is touched, so these lists are complete.
     changes.deletedSectionElements = changes.deletedSections.map { section in
-      deletedSectionRows[section, default: []].sorted { $0.0 < $1.0 }.map { $0.1 }
+      _sortedByRow(deletedSectionRows[section, default: []]).map { entries[$0.1].element }
     }
     changes.insertedSectionElements = changes.insertedSections.map { section in
-      insertedSectionRows[section, default: []].sorted { $0.0 < $1.0 }.map { $0.1 }
+      _sortedByRow(insertedSectionRows[section, default: []]).map { entries[$0.1].element }
     }
     return changes.isEmpty ? nil : changes
   }
@@ -230,14 +230,6 @@ extension _ChangeSetBuilder {
     var newKey: SectionKey?
     var new: RowPosition?
     var changed: Bool
-  }
-
-  /// A touched element present in the same surviving section before and after, with as many
-  /// untouched elements before it on both sides: it may stay unmentioned.
-  struct _Candidate {
-    var entry: Int
-    var old: RowPosition
-    var new: RowPosition
   }
 
   /// For each entry with a position on one side, its row minus the number of touched entries
@@ -293,6 +285,30 @@ extension _OrderedIndex {
     return builder.finish(after: self)
   }
 }
+
+/// A touched element present in the same surviving section before and after, with as many
+/// untouched elements before it on both sides: it may stay unmentioned. (Not nested in the
+/// generic builder, so that sorting these runs specialised code.)
+struct _MoveCandidate {
+  var entry: Int
+  var old: RowPosition
+  var new: RowPosition
+}
+
+/// A move, with the index of its entry.
+struct _Moved {
+  var from: RowPosition
+  var to: RowPosition
+  var entry: Int
+}
+
+// Sorts of non-generic arrays, compiled once here (see `_ChangeSetBuilder.finish`).
+
+func _sortByPosition(_ rows: inout [(RowPosition, Int)]) { rows.sort { $0.0 < $1.0 } }
+
+func _sortByDestination(_ moves: inout [_Moved]) { moves.sort { $0.to < $1.to } }
+
+func _sortedByRow(_ rows: [(Int, Int)]) -> [(Int, Int)] { rows.sorted { $0.0 < $1.0 } }
 
 /// Marks a longest strictly increasing subsequence of `values`.
 ///
