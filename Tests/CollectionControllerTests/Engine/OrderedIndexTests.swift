@@ -1,3 +1,4 @@
+import Foundation
 import TestSupport
 import Testing
 
@@ -145,5 +146,51 @@ extension OrderedIndexTests {
     #expect(index.count == 0)
     #expect(index.sectionKeys == [5])
     index._checkInvariants()
+  }
+
+  /// A bulk load (one sort, a linear build) gives the content that inserting the elements one
+  /// by one gives, with kept keys or a live comparator, with and without a permanent section,
+  /// and leaves a structure that later inserts and removals keep valid.
+  @Test(
+    arguments: [(1, false, nil), (2, true, nil), (3, false, 2), (4, true, 9)]
+      as [(UInt64, Bool, Int?)])
+  func aBulkLoadBuildsWhatInsertionsBuild(seed: UInt64, keepsKeys: Bool, permanent: Int?) {
+    var rng = SplitMix64(seed: seed)
+    var items: [Item] = (0..<2_000).map { n in
+      Item(
+        "i\(n)", sortKey: Int.random(in: 0..<40, using: &rng),
+        sectionKey: permanent ?? Int.random(in: 0..<6, using: &rng),
+        sequence: UInt64(n) * 7 % 2_003)
+    }
+    items.shuffle(using: &rng)
+    var inserted = ItemIndex.items(permanentSection: permanent)
+    var loaded = ItemIndex.items(permanentSection: permanent)
+    if keepsKeys {
+      inserted.keys = _SortKeys.make([SortDescriptor(\Item.sortKey)])
+      loaded.keys = _SortKeys.make([SortDescriptor(\Item.sortKey)])
+    }
+    for item in items { inserted.insert(item) }
+    let load = loaded.prepareLoad(
+      items, sectionKeys: items.map(\.sectionKey), sequences: items.map(\.sequence))
+    loaded.load(load)
+    loaded._checkInvariants()
+    #expect(loaded.names == inserted.names)
+    #expect(loaded.sectionKeys == inserted.sectionKeys)
+    #expect(loaded.count == items.count)
+    for item in items.prefix(50) {
+      #expect(loaded.position(of: item.id) == inserted.position(of: item.id))
+    }
+    // The loaded structure keeps working: the same edits give the same content.
+    for step in 0..<600 {
+      let item = items[Int.random(in: 0..<items.count, using: &rng)]
+      inserted.remove(item.id)
+      loaded.remove(item.id)
+      item.sortKey = Int.random(in: 0..<40, using: &rng)
+      inserted.insert(item)
+      loaded.insert(item)
+      if step % 100 == 0 { loaded._checkInvariants() }
+    }
+    #expect(loaded.names == inserted.names)
+    loaded._checkInvariants()
   }
 }
