@@ -198,7 +198,8 @@ func measureAppends(_ fixture: RelationFixture, inserts: Int, seed: UInt64) -> R
   }
   let appends = Double(5 * inserts)
   return RelationCost(
-    nanoseconds: Spread(runs).median, changeSets: Double(receiver.changeSets - changeSets) / appends,
+    nanoseconds: Spread(runs).median,
+    changeSets: Double(receiver.changeSets - changeSets) / appends,
     inserts: Double(receiver.inserts - inserted) / appends)
 }
 

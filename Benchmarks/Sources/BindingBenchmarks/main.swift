@@ -531,12 +531,32 @@ func duration(_ nanoseconds: Double) -> String {
   let smallFixture = try RelationFixture(albums(small, seed: 2))
   let middleFixture = try RelationFixture(albums(middle, seed: 3))
   let largeFixture = try RelationFixture(albums(large, seed: 4))
+  let appends = quick ? 5 : 20
+  let smallAppend = measureAppends(smallFixture, inserts: appends, seed: 7)
+  let largeAppend = measureAppends(largeFixture, inserts: appends, seed: 7)
+  let appendRatio = largeAppend.nanoseconds / smallAppend.nanoseconds
+  add(
+    "relation: controller's work for one append, N=\(size(large)) / N=\(size(small))",
+    ratio(appendRatio)
+      + " (\(duration(largeAppend.nanoseconds)) vs \(duration(smallAppend.nanoseconds)))",
+    goal: "<= 2x", met: appendRatio <= 2)
+  add(
+    "  change sets, inserts per append (expect 1): N=\(size(small)); N=\(size(large))",
+    String(
+      format: "%.2f, %.2f; %.2f, %.2f", smallAppend.changeSets, smallAppend.inserts,
+      largeAppend.changeSets, largeAppend.inserts),
+    goal: "1",
+    met: [smallAppend.changeSets, smallAppend.inserts, largeAppend.changeSets, largeAppend.inserts]
+      .allSatisfy { $0 == 1 })
+
   let changes = quick ? 200 : 2_000
   let smallMove = moves.add(iterations: changes, moveBody(smallFixture, seed: 5))
   let middleMove = moves.add(iterations: changes, moveBody(middleFixture, seed: 5))
   let largeMove = moves.add(iterations: changes, moveBody(largeFixture, seed: 5))
-  let middleLimit = moves.add(iterations: 10 * changes, limitMoveBody(albums(middle, seed: 3), seed: 5))
-  let largeLimit = moves.add(iterations: 10 * changes, limitMoveBody(albums(large, seed: 4), seed: 5))
+  let middleLimit = moves.add(
+    iterations: 10 * changes, limitMoveBody(albums(middle, seed: 3), seed: 5))
+  let largeLimit = moves.add(
+    iterations: 10 * changes, limitMoveBody(albums(large, seed: 4), seed: 5))
   let middleNaive = moves.add(
     iterations: 2, naiveMoveBody(albums(middle, seed: 3), seed: 5, content: naiveContent))
   let receivers = [smallFixture, middleFixture, largeFixture].map(\.receiver)
@@ -575,24 +595,6 @@ func duration(_ nanoseconds: Double) -> String {
   addRounds(
     "  the naive path sorting with the same SortDescriptors instead / our move",
     descriptorNaive, over: ourMove, in: descriptorMoves, format: duration)
-
-  let appends = quick ? 5 : 20
-  let smallAppend = measureAppends(smallFixture, inserts: appends, seed: 7)
-  let largeAppend = measureAppends(largeFixture, inserts: appends, seed: 7)
-  let appendRatio = largeAppend.nanoseconds / smallAppend.nanoseconds
-  add(
-    "relation: controller's work for one append, N=\(size(large)) / N=\(size(small))",
-    ratio(appendRatio)
-      + " (\(duration(largeAppend.nanoseconds)) vs \(duration(smallAppend.nanoseconds)))",
-    goal: "<= 2x", met: appendRatio <= 2)
-  add(
-    "  change sets, inserts per append (expect 1): N=\(size(small)); N=\(size(large))",
-    String(
-      format: "%.2f, %.2f; %.2f, %.2f", smallAppend.changeSets, smallAppend.inserts,
-      largeAppend.changeSets, largeAppend.inserts),
-    goal: "1",
-    met: [smallAppend.changeSets, smallAppend.inserts, largeAppend.changeSets, largeAppend.inserts]
-      .allSatisfy { $0 == 1 })
 
   // Whole-relation assignments with 1% churn.
   let churn = Rounds()
