@@ -46,12 +46,10 @@ struct _ChangeSetBuilder<Element: AnyObject, SectionKey: Hashable & Comparable> 
   private var _touches: [_Touch] = []
   private var _slots: [ObjectIdentifier: Int] = [:]
   private let _version: UInt64
-  private let _permanentSectionKey: SectionKey?
 
   /// Begins a transaction on `index` in its state before the transaction.
   init(before index: _OrderedIndex<Element, SectionKey>) {
     _version = index._version
-    _permanentSectionKey = index.permanentSectionKey
   }
 
   /// The number of distinct touched elements.
@@ -100,28 +98,34 @@ struct _ChangeSetBuilder<Element: AnyObject, SectionKey: Hashable & Comparable> 
           changed: touch.changed))
     }
 
-    // Sections: an old section disappeared if the index no longer has its key. A new section
-    // appeared if none of its elements was there before: all of its elements are touched, and
-    // no touched element came from a section with its key.
-    var oldSectionOfKey: [SectionKey: Int] = [:]
-    var newTouchCount: [SectionKey: Int] = [:]
-    for entry in entries {
-      if let key = entry.oldKey, let old = entry.old { oldSectionOfKey[key] = old.section }
-      if let key = entry.newKey { newTouchCount[key, default: 0] += 1 }
+    // Sections, by index rather than by key (a dictionary of generic keys runs generic code on
+    // every transaction). An old section disappeared if the index no longer has its key. A new
+    // section appeared if all of its elements are touched and none of them came from a section
+    // with its key (the permanent section never appears or disappears).
+    var entryOfOldSection: [Int: Int] = [:]
+    var touchesOfNewSection: [Int: Int] = [:]
+    for (i, entry) in entries.enumerated() {
+      if let old = entry.old, entryOfOldSection[old.section] == nil {
+        entryOfOldSection[old.section] = i
+      }
+      if let new = entry.new { touchesOfNewSection[new.section, default: 0] += 1 }
     }
-    var deletedKeys: Set<SectionKey> = []
+    var deletedOld: Set<Int> = []
     var changes = RelationChangeSet<Element>()
-    for (key, section) in oldSectionOfKey where index.sectionIndex(for: key) == nil {
-      deletedKeys.insert(key)
-      changes.deletedSections.insert(section)
+    for (section, i) in entryOfOldSection {
+      // Safe: an entry with an old position has the key of its old section.
+      if index.sectionIndex(for: entries[i].oldKey.unsafelyUnwrapped) == nil {
+        deletedOld.insert(section)
+        changes.deletedSections.insert(section)
+      }
     }
-    var insertedKeys: Set<SectionKey> = []
-    for (key, touched) in newTouchCount
-    where oldSectionOfKey[key] == nil && key != _permanentSectionKey {
-      // A touched element is in this section now, so the lookup always succeeds.
-      guard let section = index.sectionIndex(for: key) else { continue }
-      if index.count(inSection: section) == touched {
-        insertedKeys.insert(key)
+    var insertedNew: Set<Int> = []
+    for (section, touched) in touchesOfNewSection
+    where !index._sections[section].isPermanent && index.count(inSection: section) == touched {
+      let key = index.sectionKey(at: section)
+      let existed = entryOfOldSection.values.contains { entries[$0].oldKey == key }
+      if !existed {
+        insertedNew.insert(section)
         changes.insertedSections.insert(section)
       }
     }
@@ -147,15 +151,15 @@ struct _ChangeSetBuilder<Element: AnyObject, SectionKey: Hashable & Comparable> 
       // their section's change.
       var liveOld: RowPosition?
       var liveNew: RowPosition?
-      if let old = entry.old, let key = entry.oldKey {
-        if deletedKeys.contains(key) {
+      if let old = entry.old {
+        if deletedOld.contains(old.section) {
           deletedSectionRows[old.section, default: []].append((old.row, i))
         } else {
           liveOld = old
         }
       }
-      if let new = entry.new, let key = entry.newKey {
-        if insertedKeys.contains(key) {
+      if let new = entry.new {
+        if insertedNew.contains(new.section) {
           insertedSectionRows[new.section, default: []].append((new.row, i))
         } else {
           liveNew = new
