@@ -52,6 +52,10 @@ struct _ChangeSetBuilder<Element: AnyObject, SectionKey: Hashable & Comparable> 
     _version = index._version
   }
 
+  /// The keys of the sections the finished change set deletes, in the order of
+  /// `deletedSections` (set by `finish(after:)`).
+  private(set) var deletedSectionKeys: [SectionKey] = []
+
   /// The number of distinct touched elements.
   var touchedCount: Int { _touches.count }
 
@@ -83,7 +87,9 @@ struct _ChangeSetBuilder<Element: AnyObject, SectionKey: Hashable & Comparable> 
   ///
   /// - Returns: The change set, or `nil` if nothing visible changed.
   /// - Complexity: O(k log n + k log k) for *k* touched elements.
-  func finish(after index: _OrderedIndex<Element, SectionKey>) -> RelationChangeSet<Element>? {
+  mutating func finish(
+    after index: _OrderedIndex<Element, SectionKey>
+  ) -> RelationChangeSet<Element>? {
     // Where each touched element is now.
     var entries: [_Entry] = []
     entries.reserveCapacity(_touches.count)
@@ -110,15 +116,18 @@ struct _ChangeSetBuilder<Element: AnyObject, SectionKey: Hashable & Comparable> 
       }
       if let new = entry.new { touchesOfNewSection[new.section, default: 0] += 1 }
     }
-    var deletedOld: Set<Int> = []
+    var deletedOld: [Int: SectionKey] = [:]
     var changes = RelationChangeSet<Element>()
     for (section, i) in entryOfOldSection {
       // Safe: an entry with an old position has the key of its old section.
-      if index.sectionIndex(for: entries[i].oldKey.unsafelyUnwrapped) == nil {
-        deletedOld.insert(section)
+      let key = entries[i].oldKey.unsafelyUnwrapped
+      if index.sectionIndex(for: key) == nil {
+        deletedOld[section] = key
         changes.deletedSections.insert(section)
       }
     }
+    // Safe: every deleted section is a key of `deletedOld`.
+    deletedSectionKeys = changes.deletedSections.map { deletedOld[$0].unsafelyUnwrapped }
     var insertedNew: Set<Int> = []
     for (section, touched) in touchesOfNewSection
     where !index._sections[section].isPermanent && index.count(inSection: section) == touched {
@@ -152,7 +161,7 @@ struct _ChangeSetBuilder<Element: AnyObject, SectionKey: Hashable & Comparable> 
       var liveOld: RowPosition?
       var liveNew: RowPosition?
       if let old = entry.old {
-        if deletedOld.contains(old.section) {
+        if deletedOld[old.section] != nil {
           deletedSectionRows[old.section, default: []].append((old.row, i))
         } else {
           liveOld = old

@@ -146,9 +146,7 @@ extension _OrderedIndex {
 
   /// Sets the size of `node` from its children's (which are final).
   private mutating func _finishSize(_ node: Int32) {
-    // Computed first: reading `self` while writing `_nodes` in one statement copies `self`.
-    let size = _size(_nodes[Int(node)].left) + _size(_nodes[Int(node)].right) + 1
-    _nodes[Int(node)].size = size
+    _nodes[Int(node)].size = _childSizes(Int(node)) + 1
   }
 
   /// The root of the tree holding `node`, by parent links (before roots are tagged).

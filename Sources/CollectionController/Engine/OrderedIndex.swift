@@ -444,6 +444,14 @@ extension _OrderedIndex {
 // MARK: - Tree internals
 
 extension _OrderedIndex {
+  /// The sizes of the children of the node at `slot`, added; reads `_nodes` only (calling a
+  /// method of the generic index from a mutating one copies the whole index).
+  @inline(__always)
+  mutating func _childSizes(_ slot: Int) -> Int32 {
+    let (left, right) = (_nodes[slot].left, _nodes[slot].right)
+    return (left < 0 ? 0 : _nodes[Int(left)].size) + (right < 0 ? 0 : _nodes[Int(right)].size)
+  }
+
   @inline(__always)
   func _size(_ node: Int32) -> Int32 {
     node < 0 ? 0 : _nodes[Int(node)].size
@@ -519,9 +527,7 @@ extension _OrderedIndex {
       _sections[Int(~grandparent)].root = node
     }
     _nodes[x].size = _nodes[p].size
-    // Computed first: reading `self` while writing `_nodes` in one statement copies `self`.
-    let size = _size(_nodes[p].left) + _size(_nodes[p].right) + 1
-    _nodes[p].size = size
+    _nodes[p].size = _childSizes(p) + 1
   }
 
   func _leftmost(_ root: Int32) -> Int32 {

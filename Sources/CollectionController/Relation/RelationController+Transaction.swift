@@ -92,7 +92,6 @@ extension RelationController {
         return member.label
       }
     }
-    let oldKeys = _state.index.sectionKeys
     var builder = _ChangeSetBuilder(before: _state.index)
     if reports {
       for (element, changed) in touched {
@@ -137,7 +136,7 @@ extension RelationController {
     }
     return _Delivery(
       changes: changes,
-      deletedSectionKeys: changes.deletedSections.map { oldKeys[$0] },
+      deletedSectionKeys: builder.deletedSectionKeys,
       insertedSectionKeys: changes.insertedSections.map { newKeys[$0] },
       sectionName: config.sectionName)
   }
