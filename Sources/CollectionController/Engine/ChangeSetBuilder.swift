@@ -110,7 +110,8 @@ struct _ChangeSetBuilder<Element: AnyObject, SectionKey: Hashable & Comparable> 
     // with its key (the permanent section never appears or disappears).
     var entryOfOldSection: [Int: Int] = [:]
     var touchesOfNewSection: [Int: Int] = [:]
-    for (i, entry) in entries.enumerated() {
+    for i in entries.indices {
+      let entry = entries[i]
       if let old = entry.old, entryOfOldSection[old.section] == nil {
         entryOfOldSection[old.section] = i
       }
@@ -155,7 +156,8 @@ struct _ChangeSetBuilder<Element: AnyObject, SectionKey: Hashable & Comparable> 
     var candidates: [_MoveCandidate] = []
     var deletedSectionRows: [Int: [(Int, Int)]] = [:]
     var insertedSectionRows: [Int: [(Int, Int)]] = [:]
-    for (i, entry) in entries.enumerated() {
+    for i in entries.indices {
+      let entry = entries[i]
       // Positions outside deleted and inserted sections ("live"); the others are covered by
       // their section's change.
       var liveOld: RowPosition?

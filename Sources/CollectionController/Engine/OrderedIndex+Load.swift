@@ -29,7 +29,8 @@ extension _OrderedIndex {
     // search of the few distinct keys (user code runs O(n log s) times, not O(n log n)).
     var distinct: [(key: SectionKey, id: Int32)] = []
     var discovered = [Int32](repeating: 0, count: elements.count)
-    for (offset, key) in sectionKeys.enumerated() {
+    for offset in sectionKeys.indices {
+      let key = sectionKeys[offset]
       if offset > 0 && sectionKeys[offset - 1] == key {
         discovered[offset] = discovered[offset - 1]
         continue
@@ -55,26 +56,32 @@ extension _OrderedIndex {
     var rankOfID = [Int32](repeating: 0, count: distinct.count)
     for (rank, entry) in distinct.enumerated() { rankOfID[Int(entry.id)] = Int32(rank) }
     let ranks = discovered.map { rankOfID[Int($0)] }
+    var order = (0..<Int32(elements.count)).map { $0 }
+    // Ties of all keys keep sequence order, so the sorts start from it.
+    if !zip(sequences, sequences.dropFirst()).allSatisfy({ $0 < $1 }) {
+      order.sort { sequences[Int($0)] < sequences[Int($1)] }
+    }
     if let keys {
       keys.removeAll()
-      for (offset, element) in elements.enumerated() { keys.keep(element, at: Int32(offset)) }
-    }
-    var order = (0..<Int32(elements.count)).map { $0 }
-    let comparator = _comparator
-    let keys = keys
-    order.withUnsafeMutableBufferPointer { order in
-      ranks.withUnsafeBufferPointer { ranks in
-        sequences.withUnsafeBufferPointer { sequences in
-          order.sort { a, b in
-            let (left, right) = (ranks[Int(a)], ranks[Int(b)])
-            if left != right { return left < right }
-            let result = keys?.compare(a, b) ?? comparator(elements[Int(a)], elements[Int(b)])
-            if result != .orderedSame { return result == .orderedAscending }
-            return sequences[Int(a)] < sequences[Int(b)]
-          }
-        }
+      for offset in elements.indices { keys.keep(elements[offset], at: Int32(offset)) }
+      keys.sortStably(&order)
+    } else {
+      let comparator = _comparator
+      order.sort { a, b in
+        comparator(elements[Int(a)], elements[Int(b)]) == .orderedAscending
       }
     }
+    // Sections last (most significant): a stable counting sort by rank.
+    var starts = [Int](repeating: 0, count: distinct.count + 1)
+    for rank in ranks { starts[Int(rank) + 1] += 1 }
+    for rank in distinct.indices { starts[rank + 1] += starts[rank] }
+    var bySection = [Int32](repeating: 0, count: order.count)
+    for slot in order {
+      let rank = Int(ranks[Int(slot)])
+      bySection[starts[rank]] = slot
+      starts[rank] += 1
+    }
+    order = bySection
     var sections: [(key: SectionKey, range: Range<Int>, isPermanent: Bool)] = []
     var start = 0
     while start < order.count {
@@ -110,8 +117,8 @@ extension _OrderedIndex {
     _freeHead = -1
     _table.removeAll()
     reserveCapacity(load.elements.count)
-    for (offset, element) in load.elements.enumerated() {
-      let slot = _allocate(element, sequence: load.sequences[offset])
+    for offset in load.elements.indices {
+      let slot = _allocate(load.elements[offset], sequence: load.sequences[offset])
       precondition(slot == Int32(offset), "a bulk load allocates slots in order")
     }
     _sections.removeAll(keepingCapacity: true)

@@ -88,6 +88,12 @@ final class _SortKeys<Element> {
     for store in stores { store.removeAll() }
   }
 
+  /// Sorts slot numbers (already in the order that decides ties) by the kept keys, stably:
+  /// one sort per key, least significant first.
+  func sortStably(_ slots: inout [Int32]) {
+    for store in stores.reversed() { store.sortStably(&slots) }
+  }
+
   /// A reader for `comparator` if it is a `SortDescriptor` that can be specialised.
   private static func _reader(
     _ comparator: any SortComparator<Element>
@@ -173,6 +179,9 @@ protocol _KeyStore: AnyObject {
   func keepStaged(at slot: Int32)
   /// Forgets every value.
   func removeAll()
+  /// Sorts slot numbers by the values kept at them, stably (a bulk load sorts by each key in
+  /// turn, least significant first, so every comparison runs this store's own code).
+  func sortStably(_ slots: inout [Int32])
 }
 
 /// A store of values of one type. The requirements of `_KeyStore` are implemented once below;
@@ -187,6 +196,9 @@ protocol _TypedKeyStore<Value>: _KeyStore {
   var staged: Value? { get set }
   /// The ascending comparison of two values.
   func order(_ a: Value, _ b: Value) -> ComparisonResult
+  /// Keeps `value` at `slot` (a requirement, so that a generic caller reaches the store's
+  /// specialised implementation).
+  func store(_ value: Value, at slot: Int32)
 }
 
 extension _TypedKeyStore {
@@ -214,6 +226,15 @@ extension _TypedKeyStore {
   func removeAll() {
     values.removeAll()
     staged = nil
+  }
+
+  func sortStably(_ slots: inout [Int32]) {
+    values.withUnsafeBufferPointer { values in
+      // `sort` is stable.
+      slots.sort { a, b in
+        _directed(order(values[Int(a)], values[Int(b)])) == .orderedAscending
+      }
+    }
   }
 
   func store(_ value: Value, at slot: Int32) {

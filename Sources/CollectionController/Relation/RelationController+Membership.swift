@@ -167,6 +167,10 @@ extension RelationController {
     }
     for id in recount.leaving { _leave(id) }
     let firstOccurrences = recount.firstOccurrences
+    // Room for the elements this diff touches at most (the first array: all of them).
+    let entering = recount.labels.reduce(0) { $0 + ($1 == .max ? 1 : 0) }
+    _work.dirty.reserveCapacity(_work.dirty.count + entering)
+    _work.dirtyIndex.reserveCapacity(_work.dirtyIndex.count + entering)
     // Retained elements whose order relative to the others changed are touched; the others
     // keep their relative order, so their new labels keep the index valid.
     var retained: [Int] = []

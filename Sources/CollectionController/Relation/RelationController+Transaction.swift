@@ -151,7 +151,9 @@ extension RelationController {
     placed.reserveCapacity(elements.count)
     sectionKeys.reserveCapacity(elements.count)
     sequences.reserveCapacity(elements.count)
-    for (offset, element) in elements.enumerated() where labels[offset] != .max {
+    // Index loops: `enumerated()` over generic elements runs generic iterator code.
+    for offset in elements.indices where labels[offset] != .max {
+      let element = elements[offset]
       guard config.includes(element) else { continue }
       placed.append(element)
       sectionKeys.append(config.sectionedBy(element))
