@@ -116,7 +116,9 @@ extension _OrderedIndex {
     _elements.removeAll(keepingCapacity: true)
     _freeHead = -1
     _table.removeAll()
-    reserveCapacity(load.elements.count)
+    // A sixteenth more than the elements: the first appends after a load do not move every
+    // node (a growth copies the whole array: about 10 ms at 10^6), for 2 bytes per element.
+    reserveCapacity(load.elements.count + load.elements.count / 16)
     for offset in load.elements.indices {
       let slot = _allocate(load.elements[offset], sequence: load.sequences[offset])
       precondition(slot == Int32(offset), "a bulk load allocates slots in order")

@@ -162,7 +162,9 @@ extension RelationController {
     for element in array { ids.append(ObjectIdentifier(element)) }
     // One pass under the lock: no user code runs in it.
     let recount = _write { state in
-      state.members.reserveCapacity(ids.count)
+      // A sixteenth more, so that the first appends after a whole array do not grow the
+      // table at once (a growth copies every member).
+      state.members.reserveCapacity(ids.count + ids.count / 16)
       return state.members.recount(ids)
     }
     for id in recount.leaving { _leave(id) }
