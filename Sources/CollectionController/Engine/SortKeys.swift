@@ -9,9 +9,10 @@ import Foundation
 /// index is always ordered by its kept keys, never by a mix of kept and live values.
 ///
 /// Built from `SortDescriptor`s by ``make(_:)`` when every descriptor names a key path to a
-/// value type (or an optional of one) and compares it by `Comparable` or by a
-/// `String.StandardComparator`, the two comparisons `SortDescriptor` offers; otherwise the
-/// controller compares live elements with the descriptors (the general path). The values of
+/// standard value type (see `_KeptComparable`) or an optional of one, compared by `Comparable`
+/// or by a `String.StandardComparator` (the two comparisons `SortDescriptor` offers), and was
+/// not changed after it was made; otherwise the controller compares live elements with the
+/// descriptors (the general path). The values of
 /// the common key types (`Int`, `Double`, `String` and their optionals) are kept in stores
 /// written for their type, so that comparing them runs no generic code; other types are kept
 /// in a generic store.
@@ -95,45 +96,66 @@ final class _SortKeys<Element> {
   }
 
   /// A reader for `comparator` if it is a `SortDescriptor` that can be specialised.
+  ///
+  /// Only a descriptor equal to one made afresh with its key path, comparator and order is
+  /// kept: Foundation fixes a descriptor's order into its comparison when the descriptor is
+  /// made, so one whose `order` was changed afterwards compares in its original order (while
+  /// `order` says otherwise), and such a descriptor is compared live, as `compare` does.
   private static func _reader(
     _ comparator: any SortComparator<Element>
   ) -> _KeyReader<Element>? {
     guard let descriptor = comparator as? SortDescriptor<Element>,
       let keyPath = descriptor.keyPath
     else { return nil }
-    let ascending = descriptor.order == .forward
-    if var strings = descriptor.stringComparator {
+    let order = descriptor.order
+    let ascending = order == .forward
+    if let strings = descriptor.stringComparator {
       // The descriptor applies its own order on top of its string comparator's.
-      strings.order = .forward
-      if let keyPath = keyPath as? KeyPath<Element, String> {
-        return _TypedKeyReader(keyPath, _StandardStringKeys(strings, ascending: ascending))
+      var forward = strings
+      forward.order = .forward
+      if let keyPath = keyPath as? KeyPath<Element, String>,
+        SortDescriptor(_sendable(keyPath), comparator: strings, order: order) == descriptor
+      {
+        return _TypedKeyReader(keyPath, _StandardStringKeys(forward, ascending: ascending))
       }
-      if let keyPath = keyPath as? KeyPath<Element, String?> {
+      if let keyPath = keyPath as? KeyPath<Element, String?>,
+        SortDescriptor(_sendable(keyPath), comparator: strings, order: order) == descriptor
+      {
         return _TypedKeyReader(
-          keyPath, _OptionalStandardStringKeys(strings, ascending: ascending))
+          keyPath, _OptionalStandardStringKeys(forward, ascending: ascending))
       }
       return nil
     }
-    if let keyPath = keyPath as? KeyPath<Element, Int> {
+    if let keyPath = keyPath as? KeyPath<Element, Int>,
+      SortDescriptor(_sendable(keyPath), order: order) == descriptor
+    {
       return _TypedKeyReader(keyPath, _IntKeys(ascending: ascending))
     }
-    if let keyPath = keyPath as? KeyPath<Element, String> {
+    if let keyPath = keyPath as? KeyPath<Element, String>,
+      SortDescriptor(_sendable(keyPath), order: order) == descriptor
+    {
       return _TypedKeyReader(keyPath, _StringKeys(ascending: ascending))
     }
-    if let keyPath = keyPath as? KeyPath<Element, Double> {
+    if let keyPath = keyPath as? KeyPath<Element, Double>,
+      SortDescriptor(_sendable(keyPath), order: order) == descriptor
+    {
       return _TypedKeyReader(keyPath, _DoubleKeys(ascending: ascending))
     }
-    if let keyPath = keyPath as? KeyPath<Element, Int?> {
+    if let keyPath = keyPath as? KeyPath<Element, Int?>,
+      SortDescriptor(_sendable(keyPath), order: order) == descriptor
+    {
       return _TypedKeyReader(keyPath, _OptionalIntKeys(ascending: ascending))
     }
-    if let keyPath = keyPath as? KeyPath<Element, String?> {
+    if let keyPath = keyPath as? KeyPath<Element, String?>,
+      SortDescriptor(_sendable(keyPath), order: order) == descriptor
+    {
       return _TypedKeyReader(keyPath, _OptionalStringKeys(ascending: ascending))
     }
     if let opener = keyPath as? any _ComparableKeyPath<Element> {
-      return opener._reader(ascending: ascending)
+      return opener._reader(matching: descriptor)
     }
     if let opener = keyPath as? any _OptionalComparableKeyPath<Element> {
-      return opener._optionalReader(ascending: ascending)
+      return opener._optionalReader(matching: descriptor)
     }
     return nil
   }
@@ -372,40 +394,76 @@ func _optionalOrder<Wrapped>(
   }
 }
 
-/// A key path to a `Comparable` value type, opened to make its reader.
-protocol _ComparableKeyPath<Root> {
-  associatedtype Root
-  func _reader(ascending: Bool) -> _KeyReader<Root>?
+/// `keyPath` as `Sendable`, to make a `SortDescriptor` from it again. Safe: it was read from
+/// a `SortDescriptor`, which only takes `Sendable` key paths (`Sendable` is a marker: the
+/// representation is the same).
+@inline(__always)
+func _sendable<Root, Value>(_ keyPath: KeyPath<Root, Value>) -> KeyPath<Root, Value> & Sendable {
+  unsafeBitCast(keyPath, to: (KeyPath<Root, Value> & Sendable).self)
 }
 
-extension KeyPath: _ComparableKeyPath where Value: Comparable {
-  func _reader(ascending: Bool) -> _KeyReader<Root>? {
-    // A class's `<` may read its live properties: such a key could not be kept.
-    guard !(Value.self is AnyObject.Type) else { return nil }
-    return _TypedKeyReader(self, _ComparableKeys<Value>(ascending: ascending))
+/// A `Comparable` type whose order depends on its value alone (no object it refers to, no
+/// user code), so that a value read once can be kept and compared later: the standard number
+/// types, `String`, `Character`, `Date` and `Decimal`. A struct or an enum of the user's may
+/// compare through objects (`a.label.name < b.label.name`), which a kept value would not
+/// follow, so descriptors on such types compare live elements (sort by a standard property of
+/// theirs, such as `\.priority.rawValue`, to have it kept).
+protocol _KeptComparable: Comparable {}
+
+extension Int: _KeptComparable {}
+extension Int8: _KeptComparable {}
+extension Int16: _KeptComparable {}
+extension Int32: _KeptComparable {}
+extension Int64: _KeptComparable {}
+extension UInt: _KeptComparable {}
+extension UInt8: _KeptComparable {}
+extension UInt16: _KeptComparable {}
+extension UInt32: _KeptComparable {}
+extension UInt64: _KeptComparable {}
+extension Float: _KeptComparable {}
+extension Double: _KeptComparable {}
+extension String: _KeptComparable {}
+extension Character: _KeptComparable {}
+extension Date: _KeptComparable {}
+extension Decimal: _KeptComparable {}
+
+/// A key path to a kept `Comparable` type, opened to make its reader.
+protocol _ComparableKeyPath<Root> {
+  associatedtype Root
+  func _reader(matching descriptor: SortDescriptor<Root>) -> _KeyReader<Root>?
+}
+
+extension KeyPath: _ComparableKeyPath where Value: _KeptComparable {
+  func _reader(matching descriptor: SortDescriptor<Root>) -> _KeyReader<Root>? {
+    guard SortDescriptor(_sendable(self), order: descriptor.order) == descriptor else { return nil }
+    return _TypedKeyReader(
+      self, _ComparableKeys<Value>(ascending: descriptor.order == .forward))
   }
 }
 
-/// A key path to an optional `Comparable` value type, opened to make its reader.
+/// A key path to an optional of a kept `Comparable` type, opened to make its reader.
 protocol _OptionalComparableKeyPath<Root> {
   associatedtype Root
-  func _optionalReader(ascending: Bool) -> _KeyReader<Root>?
+  func _optionalReader(matching descriptor: SortDescriptor<Root>) -> _KeyReader<Root>?
 }
 
-/// An optional of a `Comparable` type, seen through a protocol (a constraint cannot name it).
+/// An optional of a kept `Comparable` type, seen through a protocol (a constraint cannot name
+/// it).
 protocol _ComparableOptional {
-  associatedtype _Wrapped: Comparable
+  associatedtype _Wrapped: _KeptComparable
 }
 
-extension Optional: _ComparableOptional where Wrapped: Comparable {
+extension Optional: _ComparableOptional where Wrapped: _KeptComparable {
   typealias _Wrapped = Wrapped
 }
 
 extension KeyPath: _OptionalComparableKeyPath where Value: _ComparableOptional {
-  func _optionalReader(ascending: Bool) -> _KeyReader<Root>? {
-    guard !(Value._Wrapped.self is AnyObject.Type),
-      let keyPath = self as? KeyPath<Root, Value._Wrapped?>
+  func _optionalReader(matching descriptor: SortDescriptor<Root>) -> _KeyReader<Root>? {
+    guard let keyPath = self as? KeyPath<Root, Value._Wrapped?>,
+      SortDescriptor(_sendable(keyPath), order: descriptor.order) == descriptor
     else { return nil }
-    return _TypedKeyReader(keyPath, _OptionalComparableKeys<Value._Wrapped>(ascending: ascending))
+    return _TypedKeyReader(
+      keyPath,
+      _OptionalComparableKeys<Value._Wrapped>(ascending: descriptor.order == .forward))
   }
 }
