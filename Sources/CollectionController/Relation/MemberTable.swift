@@ -52,7 +52,7 @@ struct _MemberTable: Sequence {
   /// Sets each member's occurrences to the number of times `ids` (a whole new array, by
   /// identity) holds it, and returns the first occurrences with the members' labels, and the
   /// members `ids` does not hold: one pass over the array and two over the members, with no
-  /// dictionary but for new elements held twice.
+  /// dictionary lookups for members (a set of the new elements finds those held twice).
   ///
   /// - Complexity: O(n + m), where *n* is the length of `ids` and *m* the number of members.
   mutating func recount(_ ids: [ObjectIdentifier]) -> Recount {

@@ -30,9 +30,10 @@ import Foundation
 ///
 /// **Order** is stable: ties of the sort (or no sort) keep relation order, which is source
 /// order for arrays (an element inserted at index 0 appears first) and order of entry for sets.
-/// `SortDescriptor`s on key paths to value types are read once per placement and their keys
-/// kept, so comparisons never read the models; the order is exactly `sorted(using:)`'s, and a
-/// NaN key sorts last (see ChangeDelivery). Other comparators compare the live elements.
+/// `SortDescriptor`s on key paths to standard value types (numbers, `String`, `Date`, their
+/// optionals) are read once per placement and their keys kept, so comparisons never read the
+/// models; the order is exactly `sorted(using:)`'s, and a NaN key goes after every number
+/// (see ChangeDelivery). Other comparators compare the live elements.
 ///
 /// **Dependencies are discovered**: each element is re-evaluated when anything its filter,
 /// sort or section functions read changes, through nested to-one paths (`\.label?.name`) and
