@@ -44,8 +44,7 @@ extension RelationController {
       }
       for member in members { member.watch?.end(of: _element(member), sink: _sink) }
       // Nothing more is reported, not even what was folded but not yet committed.
-      _work.dirty = []
-      _work.dirtyIndex = [:]
+      _work.removeAllTouches()
       _work.latestFingerprints = [:]
       _work.namesBeforeReconfiguration = nil
     case .ownerDeleted:
@@ -104,17 +103,14 @@ extension RelationController {
 
   /// Marks `element` for the transaction (with `changed`, its observed attributes changed).
   func _touch(_ element: Element, changed: Bool = false) {
-    let work = _work
-    let id = ObjectIdentifier(element)
-    if let slot = work.dirtyIndex[id] {
-      if changed { work.dirty[slot].changedAttributes = true }
-      return
-    }
-    work.dirtyIndex[id] = work.dirty.count
-    work.dirty.append((element, changed))
+    _work.touch(element, changed: changed)
   }
 
-  func _enter(_ element: Element, label: UInt64, occurrences: Int = 1) {
+  /// Lists `element` as a member with `label`, watches it and touches it (`distinctTouch`:
+  /// the caller knows it is not touched yet).
+  func _enter(
+    _ element: Element, label: UInt64, occurrences: Int = 1, distinctTouch: Bool = false
+  ) {
     let id = ObjectIdentifier(element)
     // The member is listed first, claimed by this re-watch, so that a write landing while its
     // watch is made is followed (it marks the claim) instead of finding no member. A new
@@ -130,13 +126,13 @@ extension RelationController {
     }
     // An element that announced its deletion gets no watch, and is a deleted member.
     _ = _rewatch(claim, commit: .setsBaseline)
-    _touch(element)
+    if distinctTouch { _work.touchDistinct(element) } else { _touch(element) }
   }
 
-  func _leave(_ id: ObjectIdentifier) {
+  func _leave(_ id: ObjectIdentifier, distinctTouch: Bool = false) {
     guard let member = _write({ $0.members.removeValue(forKey: id) }) else { return }
     member.watch?.end(of: _element(member), sink: _sink)
-    _touch(_element(member))
+    if distinctTouch { _work.touchDistinct(_element(member)) } else { _touch(_element(member)) }
   }
 
   func _setLabel(_ label: UInt64, of id: ObjectIdentifier) {
@@ -167,12 +163,14 @@ extension RelationController {
       state.members.reserveCapacity(ids.count + ids.count / 16)
       return state.members.recount(ids)
     }
-    for id in recount.leaving { _leave(id) }
+    // The elements this diff touches are distinct (those leaving are not in the array, the
+    // others are in it once), so when nothing was touched before, none needs looking up.
+    let distinct = _work.dirty.isEmpty
+    for id in recount.leaving { _leave(id, distinctTouch: distinct) }
     let firstOccurrences = recount.firstOccurrences
     // Room for the elements this diff touches at most (the first array: all of them).
     let entering = recount.labels.reduce(0) { $0 + ($1 == .max ? 1 : 0) }
     _work.dirty.reserveCapacity(_work.dirty.count + entering)
-    _work.dirtyIndex.reserveCapacity(_work.dirtyIndex.count + entering)
     // Retained elements whose order relative to the others changed are touched; the others
     // keep their relative order, so their new labels keep the index valid.
     var retained: [Int] = []
@@ -183,14 +181,16 @@ extension RelationController {
     }
     let keep = _longestIncreasingSubsequence(labels)
     for (k, offset) in retained.enumerated() where !keep[k] {
-      _touch(array[firstOccurrences[offset]])
+      let element = array[firstOccurrences[offset]]
+      if distinct { _work.touchDistinct(element) } else { _touch(element) }
     }
     _work.duplicates = array.count - firstOccurrences.count
     func enter(_ k: Int, label: UInt64) {
       let element = array[firstOccurrences[k]]
       _enter(
         element, label: label,
-        occurrences: recount.newDuplicates[ObjectIdentifier(element)] ?? 1)
+        occurrences: recount.newDuplicates[ObjectIdentifier(element)] ?? 1,
+        distinctTouch: distinct)
     }
     // The kept elements keep their labels; the others get labels between their kept
     // neighbours', when there is room (O(changes) index work instead of relabeling all).

@@ -56,10 +56,53 @@ extension RelationController {
     var namesBeforeReconfiguration: ((SectionKey) -> String)?
     /// The touched elements, in order, with whether their observed attributes changed.
     var dirty: [(element: Element, changedAttributes: Bool)] = []
-    var dirtyIndex: [ObjectIdentifier: Int] = [:]
+    /// The place in `dirty` of each touched element of `dirty[..<_indexed]`; those after it,
+    /// appended by `touchDistinct`, are indexed when one is next looked up (a first array of
+    /// 10^6 elements then costs no dictionary at all).
+    private var _dirtyIndex: [ObjectIdentifier: Int] = [:]
+    private var _indexed = 0
     /// The observed attributes' fingerprint after the last change of each element changed in
     /// this transaction, compared with the member's when the transaction runs.
     var latestFingerprints: [ObjectIdentifier: Int] = [:]
+
+    /// The place in `dirty` of the element with identity `id`, if it is touched.
+    func slot(of id: ObjectIdentifier) -> Int? {
+      _indexPending()
+      return _dirtyIndex[id]
+    }
+
+    /// Touches `element` (with `changed`, its observed attributes changed).
+    func touch(_ element: Element, changed: Bool) {
+      let id = ObjectIdentifier(element)
+      if let slot = slot(of: id) {
+        if changed { dirty[slot].changedAttributes = true }
+        return
+      }
+      _dirtyIndex[id] = dirty.count
+      dirty.append((element, changed))
+      _indexed = dirty.count
+    }
+
+    /// Touches `element`, which the caller knows is not touched yet.
+    func touchDistinct(_ element: Element) {
+      dirty.append((element, false))
+    }
+
+    /// Forgets every touched element.
+    func removeAllTouches() {
+      dirty = []
+      _dirtyIndex = [:]
+      _indexed = 0
+    }
+
+    private func _indexPending() {
+      guard _indexed < dirty.count else { return }
+      _dirtyIndex.reserveCapacity(dirty.count)
+      for slot in _indexed..<dirty.count {
+        _dirtyIndex[ObjectIdentifier(dirty[slot].element)] = slot
+      }
+      _indexed = dirty.count
+    }
   }
 
   /// Writes the shared state, from the drainer: the lock is held only for `body`, which must

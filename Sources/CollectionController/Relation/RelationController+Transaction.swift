@@ -68,7 +68,7 @@ extension RelationController {
       let changed = _write { state -> [Int] in
         var changed: [Int] = []
         for (id, fingerprint) in work.latestFingerprints {
-          guard let slot = work.dirtyIndex[id], let member = state.members[id], !member.deleted,
+          guard let slot = work.slot(of: id), let member = state.members[id], !member.deleted,
             fingerprint != member.fingerprint
           else { continue }
           changed.append(slot)
@@ -80,8 +80,7 @@ extension RelationController {
       work.latestFingerprints = [:]
     }
     let touched = work.dirty
-    work.dirty = []
-    work.dirtyIndex = [:]
+    work.removeAllTouches()
     let config = _state.config
     // The labels of the touched elements that are live members (one lock for all of them);
     // `.max`, which no label takes, for the others.
@@ -208,7 +207,7 @@ extension RelationController {
     var walked: [Bool] = []
     walked.reserveCapacity(work.dirty.count)
     func markWalked(_ element: Element) {
-      guard let slot = work.dirtyIndex[ObjectIdentifier(element)] else { return }
+      guard let slot = work.slot(of: ObjectIdentifier(element)) else { return }
       while walked.count <= slot { walked.append(false) }
       walked[slot] = true
     }
@@ -224,7 +223,7 @@ extension RelationController {
       let rows = index.count(inSection: section)
       func touchedElement(_ row: Int) -> Element? {
         let element = index.element(atSection: section, row: row)
-        return work.dirtyIndex[ObjectIdentifier(element)] == nil ? nil : element
+        return work.slot(of: ObjectIdentifier(element)) == nil ? nil : element
       }
       var left = position.row - 1
       var right = position.row + 1
