@@ -114,6 +114,9 @@ struct _Config<Element: ObservableModel, SectionKey: Hashable & Comparable> {
   let compare: (Element, Element) -> ComparisonResult
   /// Reads what the sort reads of an element (its kept keys' key paths when they can be kept).
   let readSortKeys: (Element) -> Void
+  /// Adds each observed attribute of an element to a hasher: through its type for `Hashable`
+  /// values (no boxing, no dynamic cast per read), through `_combine` otherwise.
+  let _hashers: [(Element, inout Hasher) -> Void]
 
   init<Owner>(
     filter: RelationController<Owner, Element, SectionKey>.Filter?,
@@ -129,6 +132,12 @@ struct _Config<Element: ObservableModel, SectionKey: Hashable & Comparable> {
     self.sectionedBy = sectionedBy
     self.sectionName = sectionName
     self.observing = observing
+    _hashers = observing.map { keyPath in
+      if let hashable = keyPath as? any _HashableKeyPath<Element> {
+        return hashable._hasher()
+      }
+      return { element, hasher in _combine(element[keyPath: keyPath], into: &hasher) }
+    }
     let comparators = sortedBy
     compare = { a, b in
       for comparator in comparators {
@@ -194,7 +203,7 @@ struct _Config<Element: ObservableModel, SectionKey: Hashable & Comparable> {
   func fingerprint(_ element: Element) -> Int {
     guard !observing.isEmpty else { return 0 }
     var hasher = Hasher()
-    for keyPath in observing { _combine(element[keyPath: keyPath], into: &hasher) }
+    for combine in _hashers { combine(element, &hasher) }
     return hasher.finalize()
   }
 }
@@ -256,6 +265,18 @@ func _combine(_ value: Any, into hasher: inout Hasher) {
     hasher.combine(ObjectIdentifier(value as AnyObject))
   } else {
     hasher.combine(_unhashableCounter.add(1, ordering: .relaxed).newValue)
+  }
+}
+
+/// A key path to a `Hashable` value, opened once to hash its values by their type.
+protocol _HashableKeyPath<Root> {
+  associatedtype Root
+  func _hasher() -> (Root, inout Hasher) -> Void
+}
+
+extension KeyPath: _HashableKeyPath where Value: Hashable {
+  func _hasher() -> (Root, inout Hasher) -> Void {
+    { root, hasher in hasher.combine(root[keyPath: self]) }
   }
 }
 
