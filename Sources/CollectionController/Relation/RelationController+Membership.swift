@@ -153,9 +153,20 @@ extension RelationController {
   /// increasing-subsequence pass keeps the elements whose relative order did not change
   /// untouched). Only elements that enter, leave or move are touched.
   func _diffArray(_ array: [Element]) {
-    var ids: [ObjectIdentifier] = []
-    ids.reserveCapacity(array.count)
-    for element in array { ids.append(ObjectIdentifier(element)) }
+    // The identities, read as the references' bits: a loop over generic elements would
+    // retain and release each one.
+    // Safe: `Element` is a class, so each element is one object reference, whose bits are its
+    // `ObjectIdentifier`'s.
+    precondition(MemoryLayout<Element>.stride == MemoryLayout<UInt>.stride)
+    let ids = array.withUnsafeBytes { bytes in
+      [ObjectIdentifier](unsafeUninitializedCapacity: array.count) { ids, count in
+        for offset in 0..<array.count {
+          let bits = bytes.load(fromByteOffset: offset * MemoryLayout<UInt>.stride, as: UInt.self)
+          ids.initializeElement(at: offset, to: unsafeBitCast(bits, to: ObjectIdentifier.self))
+        }
+        count = array.count
+      }
+    }
     // One pass under the lock: no user code runs in it.
     let recount = _write { state in
       // A sixteenth more, so that the first appends after a whole array do not grow the
