@@ -70,8 +70,9 @@
 // - Whole reorders: one fixture per size (10^4 and 10^5; 10^3 and 10^4 with --quick), the
 //   array reversed, then shuffled, then the controller reconfigured to the reverse order, then
 //   as many albums appended as there are, each with `insert(_:at:into:)`, in one `coalesce`
-//   block; each timed once (the whole call, change set included); the goal is the growth from
-//   the small size to the middle one (O(n log n): at most 15x for 10x the elements).
+//   block; each timed (the whole call, change set included), the median of 3 runs on fresh
+//   fixtures; the goal is the growth from the small size to the middle one (O(n log n): at most
+//   15x for 10x the elements).
 
 import Binding
 import CHeapStats
@@ -615,8 +616,13 @@ func duration(_ nanoseconds: Double) -> String {
   }
 
   // Whole reorders: O(n log n), so 10x the elements may cost at most 15x the time.
-  let smallReorders = try measureReorders(small, seed: 9)
-  let middleReorders = try measureReorders(middle, seed: 9)
+  // Each reorder changes its fixture, so each run makes fresh ones: medians of 3 runs.
+  func medianReorders(_ count: Int) throws -> [(name: String, seconds: Double)] {
+    let runs = try (0..<3).map { _ in try measureReorders(count, seed: 9) }
+    return runs[0].indices.map { i in (runs[0][i].name, Spread(runs.map { $0[i].seconds }).median) }
+  }
+  let smallReorders = try medianReorders(small)
+  let middleReorders = try medianReorders(middle)
   for (smallOne, middleOne) in zip(smallReorders, middleReorders) {
     let growth = middleOne.seconds / smallOne.seconds
     add(
