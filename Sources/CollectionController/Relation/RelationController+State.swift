@@ -67,7 +67,7 @@ extension RelationController {
 
     /// The place in `dirty` of the element with identity `id`, if it is touched.
     func slot(of id: ObjectIdentifier) -> Int? {
-      _indexPending()
+      indexPending()
       return _dirtyIndex[id]
     }
 
@@ -95,7 +95,8 @@ extension RelationController {
       _indexed = 0
     }
 
-    private func _indexPending() {
+    /// Indexes the elements `touchDistinct` appended.
+    func indexPending() {
       guard _indexed < dirty.count else { return }
       _dirtyIndex.reserveCapacity(dirty.count)
       for slot in _indexed..<dirty.count {

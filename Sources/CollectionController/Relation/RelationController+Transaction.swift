@@ -65,6 +65,8 @@ extension RelationController {
     // this transaction are compared (others may be here because a later transaction moved
     // them: that one reports their attributes).
     if !work.latestFingerprints.isEmpty {
+      // The touched elements are indexed now, not under the lock below.
+      work.indexPending()
       let changed = _write { state -> [Int] in
         var changed: [Int] = []
         for (id, fingerprint) in work.latestFingerprints {
