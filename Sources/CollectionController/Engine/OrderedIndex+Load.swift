@@ -14,8 +14,11 @@ extension _OrderedIndex {
     var sections: [(key: SectionKey, range: Range<Int>, isPermanent: Bool)]
   }
 
-  /// Orders `elements` for a bulk load into this index, which must be empty: by section key,
-  /// then by kept keys (read now, into slots `0..<n`) or the comparator, then by sequence.
+  /// Orders `elements` for a bulk load into this index, which must be empty and keep its sort
+  /// keys: by section key, then by kept keys (read now, into slots `0..<n`), then by sequence.
+  /// (Only kept keys: a live comparison that is not a total order, NaN, would give the sort no
+  /// consistent answer, while inserting one by one still places each element consistently with
+  /// its neighbours.)
   ///
   /// Changes nothing the index's readers see: kept keys are the index writer's own.
   ///
@@ -24,6 +27,7 @@ extension _OrderedIndex {
     _ elements: [Element], sectionKeys: [SectionKey], sequences: [UInt64]
   ) -> Load {
     precondition(count == 0, "a bulk load needs an empty index")
+    guard let keys else { preconditionFailure("a bulk load needs kept sort keys") }
     // Each element's section as a rank among the distinct keys, so that the sort compares
     // integers: a key equal to the previous element's costs one `==`, another one a binary
     // search of the few distinct keys (user code runs O(n log s) times, not O(n log n)).
@@ -35,21 +39,12 @@ extension _OrderedIndex {
         discovered[offset] = discovered[offset - 1]
         continue
       }
-      var low = 0
-      var high = distinct.count
-      while low < high {
-        let middle = (low + high) / 2
-        if distinct[middle].key < key { low = middle + 1 } else { high = middle }
-      }
+      let low = _lowerBound(distinct.count) { distinct[$0].key < key }
       if low < distinct.count && distinct[low].key == key {
         discovered[offset] = distinct[low].id
         continue
       }
-      _require(
-        key == key,
-        "RelationController: the section key \(key) is not equal to itself (a floating-point "
-          + "NaN?); sections are ordered by key, so section keys must be totally ordered. Map "
-          + "such values to a key of their own in the section function.")
+      Self._requireTotallyOrdered(key, of: elements[offset])
       discovered[offset] = Int32(distinct.count)
       distinct.insert((key, Int32(distinct.count)), at: low)
     }
@@ -61,16 +56,9 @@ extension _OrderedIndex {
     if !zip(sequences, sequences.dropFirst()).allSatisfy({ $0 < $1 }) {
       order.sort { sequences[Int($0)] < sequences[Int($1)] }
     }
-    if let keys {
-      keys.removeAll()
-      for offset in elements.indices { keys.keep(elements[offset], at: Int32(offset)) }
-      keys.sortStably(&order)
-    } else {
-      let comparator = _comparator
-      order.sort { a, b in
-        comparator(elements[Int(a)], elements[Int(b)]) == .orderedAscending
-      }
-    }
+    keys.removeAll()
+    for offset in elements.indices { keys.keep(elements[offset], at: Int32(offset)) }
+    keys.sortStably(&order)
     // Sections last (most significant): a stable counting sort by rank.
     var starts = [Int](repeating: 0, count: distinct.count + 1)
     for rank in ranks { starts[Int(rank) + 1] += 1 }
@@ -143,8 +131,9 @@ extension _OrderedIndex {
         }
         stack.append(slot)
       }
+      // The bottom of the stack has the highest priority: the root.
+      let root = stack.first ?? -1
       while let top = stack.popLast() { _finishSize(top) }
-      let root = section.range.isEmpty ? -1 : _rootOf(load.order[section.range.lowerBound])
       _sections.append(_Section(key: section.key, root: root, isPermanent: section.isPermanent))
     }
     _retagRoots(from: 0)
@@ -156,12 +145,5 @@ extension _OrderedIndex {
   /// Sets the size of `node` from its children's (which are final).
   private mutating func _finishSize(_ node: Int32) {
     _nodes[Int(node)].size = _childSizes(Int(node)) + 1
-  }
-
-  /// The root of the tree holding `node`, by parent links (before roots are tagged).
-  private func _rootOf(_ node: Int32) -> Int32 {
-    var node = node
-    while _nodes[Int(node)].parent >= 0 { node = _nodes[Int(node)].parent }
-    return node
   }
 }

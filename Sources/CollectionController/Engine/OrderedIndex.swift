@@ -286,11 +286,7 @@ extension _OrderedIndex {
   func insertionPoint(
     for element: Element, sectionKey: SectionKey, sequence: UInt64
   ) -> InsertionPoint {
-    _require(
-      sectionKey == sectionKey,
-      "RelationController: the section key \(sectionKey) of \(element) is not equal to itself "
-        + "(a floating-point NaN?); sections are ordered by key, so section keys must be totally "
-        + "ordered. Map such values to a key of their own in the section function.")
+    Self._requireTotallyOrdered(sectionKey, of: element)
     // Kept keys are read here, with the comparisons (user code: no lock is held).
     keys?.stage(element)
     let lowerBound = _sectionLowerBound(sectionKey)
@@ -574,17 +570,16 @@ extension _OrderedIndex {
 
   /// The first section index whose key is not less than `key`.
   func _sectionLowerBound(_ key: SectionKey) -> Int {
-    var low = 0
-    var high = _sections.count
-    while low < high {
-      let middle = (low + high) / 2
-      if _sections[middle].key < key {
-        low = middle + 1
-      } else {
-        high = middle
-      }
-    }
-    return low
+    _lowerBound(_sections.count) { _sections[$0].key < key }
+  }
+
+  /// Traps with a message unless `key`, the section key of `element`, is equal to itself.
+  static func _requireTotallyOrdered(_ key: SectionKey, of element: Element) {
+    _require(
+      key == key,
+      "RelationController: the section key \(key) of \(element) is not equal to itself (a "
+        + "floating-point NaN?); sections are ordered by key, so section keys must be totally "
+        + "ordered. Map such values to a key of their own in the section function.")
   }
 
   /// Stores `~sectionIndex` in the parent link of each root from `first` on.
@@ -594,6 +589,18 @@ extension _OrderedIndex {
       if root >= 0 { _nodes[Int(root)].parent = ~Int32(section) }
     }
   }
+}
+
+/// The first index in `0..<count` for which `isBelow` is false, given that it is true for a
+/// prefix of the range and false after (a binary search).
+func _lowerBound(_ count: Int, _ isBelow: (Int) -> Bool) -> Int {
+  var low = 0
+  var high = count
+  while low < high {
+    let middle = (low + high) / 2
+    if isBelow(middle) { low = middle + 1 } else { high = middle }
+  }
+  return low
 }
 
 /// One tree node of `_OrderedIndex`, or one free slot (then `left` links the free list).

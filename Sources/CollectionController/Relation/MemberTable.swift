@@ -15,24 +15,22 @@ struct _MemberTable: Sequence {
   /// Reserves room for `capacity` members.
   mutating func reserveCapacity(_ capacity: Int) {
     pool.reserveCapacity(capacity)
-    let pool = pool
-    table.reserveCapacity(capacity) { Self.bits(pool[Int($0)]) }
+    pool.withUnsafeBufferPointer { pool in
+      table.reserveCapacity(capacity) { Self.bits(pool, $0) }
+    }
   }
 
-  /// The identity of the member in a slot, as bits (0 for a free slot).
+  /// The identity of the member in a slot, as bits (0 for a free slot). Only the identity is
+  /// read: copying the member would retain its object and watch.
   @inline(__always)
-  private static func bits(_ member: _RelationMember?) -> UInt {
-    member.map { UInt(bitPattern: ObjectIdentifier($0.object)) } ?? 0
+  private static func bits(_ pool: UnsafeBufferPointer<_RelationMember?>, _ slot: Int32) -> UInt {
+    guard let object = pool[Int(slot)]?.object else { return 0 }
+    return UInt(bitPattern: ObjectIdentifier(object))
   }
 
   private func slot(of id: ObjectIdentifier) -> Int32 {
     pool.withUnsafeBufferPointer { pool in
-      table.find(UInt(bitPattern: id)) { slot in
-        // Only the identity is read (copying the member would retain its object and watch);
-        // the table maps only occupied slots.
-        guard let object = pool[Int(slot)]?.object else { return 0 }
-        return UInt(bitPattern: ObjectIdentifier(object))
-      }
+      table.find(UInt(bitPattern: id)) { Self.bits(pool, $0) }
     }
   }
 
@@ -124,15 +122,14 @@ struct _MemberTable: Sequence {
       pool.append(member)
     }
     count += 1
-    let pool = pool
-    table.insert(slot, count: count) { Self.bits(pool[Int($0)]) }
+    pool.withUnsafeBufferPointer { pool in
+      table.insert(slot, count: count) { Self.bits(pool, $0) }
+    }
   }
 
   private mutating func remove(_ slot: Int32, _ id: ObjectIdentifier) {
-    do {
-      // A second reference to the pool, ended before the pool is written (or it would copy).
-      let pool = pool
-      table.remove(slot, bits: UInt(bitPattern: id)) { Self.bits(pool[Int($0)]) }
+    pool.withUnsafeBufferPointer { pool in
+      table.remove(slot, bits: UInt(bitPattern: id)) { Self.bits(pool, $0) }
     }
     pool[Int(slot)] = nil
     free.append(slot)

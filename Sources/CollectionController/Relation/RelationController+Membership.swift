@@ -101,9 +101,14 @@ extension RelationController {
     _lock.withLock { $0.members[id] }
   }
 
-  /// Marks `element` for the transaction (with `changed`, its observed attributes changed).
-  func _touch(_ element: Element, changed: Bool = false) {
-    _work.touch(element, changed: changed)
+  /// Marks `element` for the transaction (with `changed`, its observed attributes changed;
+  /// `distinct`: the caller knows it is not marked yet, so it is not looked up).
+  func _touch(_ element: Element, changed: Bool = false, distinct: Bool = false) {
+    if distinct {
+      _work.touchDistinct(element)
+    } else {
+      _work.touch(element, changed: changed)
+    }
   }
 
   /// Lists `element` as a member with `label`, watches it and touches it (`distinctTouch`:
@@ -126,13 +131,13 @@ extension RelationController {
     }
     // An element that announced its deletion gets no watch, and is a deleted member.
     _ = _rewatch(claim, commit: .setsBaseline)
-    if distinctTouch { _work.touchDistinct(element) } else { _touch(element) }
+    _touch(element, distinct: distinctTouch)
   }
 
   func _leave(_ id: ObjectIdentifier, distinctTouch: Bool = false) {
     guard let member = _write({ $0.members.removeValue(forKey: id) }) else { return }
     member.watch?.end(of: _element(member), sink: _sink)
-    if distinctTouch { _work.touchDistinct(_element(member)) } else { _touch(_element(member)) }
+    _touch(_element(member), distinct: distinctTouch)
   }
 
   func _setLabel(_ label: UInt64, of id: ObjectIdentifier) {
@@ -192,8 +197,7 @@ extension RelationController {
     }
     let keep = _longestIncreasingSubsequence(labels)
     for (k, offset) in retained.enumerated() where !keep[k] {
-      let element = array[firstOccurrences[offset]]
-      if distinct { _work.touchDistinct(element) } else { _touch(element) }
+      _touch(array[firstOccurrences[offset]], distinct: distinct)
     }
     _work.duplicates = array.count - firstOccurrences.count
     func enter(_ k: Int, label: UInt64) {

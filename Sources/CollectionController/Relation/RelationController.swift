@@ -51,10 +51,11 @@ import Foundation
 ///
 /// **Memory**: about 100 bytes per element at a million elements: a 40-byte member, a 32-byte
 /// node of the ordered index, and their identity tables; kept sort keys add their own size
-/// (8 bytes for an `Int`, 16 for a `String` plus its storage when longer than 15 bytes). An element whose filter, sort and
-/// section functions read only the element itself, and that nothing else observes, keeps its
-/// observation in its own `ObservationStorage` (no allocation); one that reads other objects
-/// costs a watch object and each object's observation state (about 150 bytes more).
+/// (8 bytes for an `Int`, 16 for a `String` plus its storage when longer than 15 bytes). An
+/// element whose filter, sort and section functions read only the element itself, and that
+/// nothing else observes, keeps its observation in its own `ObservationStorage` (no
+/// allocation); one that reads other objects costs a watch object and each object's
+/// observation state (about 150 bytes more).
 ///
 /// - Important: Lifetime: the controller retains its elements (the current members of the
 ///   relation) and its receivers' closures, but no copy of the relation's array or set (so
