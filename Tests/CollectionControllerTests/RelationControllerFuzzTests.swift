@@ -44,6 +44,16 @@ struct FuzzConfiguration {
     a < b ? .orderedAscending : a > b ? .orderedDescending : .orderedSame
   }
 
+  /// Numbers in order, NaN after every number (as kept sort keys order them).
+  static func nanLast(_ a: Double, _ b: Double) -> ComparisonResult {
+    switch (a.isNaN, b.isNaN) {
+    case (true, true): .orderedSame
+    case (true, false): .orderedDescending
+    case (false, true): .orderedAscending
+    case (false, false): order(a, b)
+    }
+  }
+
   static var all: [FuzzConfiguration] {
     [
       FuzzConfiguration(
@@ -67,10 +77,18 @@ struct FuzzConfiguration {
       FuzzConfiguration(
         name: "unsorted, sectioned by year mod 5", filter: { $0.year % 7 != 0 }, sortedBy: [],
         compare: { _, _ in .orderedSame }, section: { $0.year % 5 }),
+      // A `SortDescriptor` on a `Double` keeps its keys, and a kept NaN sorts after every
+      // number: a total order, recomputed exactly.
       FuzzConfiguration(
-        name: "by average duration (NaN without tracks), sectioned by liveness", filter: nil,
-        sortedBy: [SortDescriptor(\.averageDuration)],
-        compare: { order($0.averageDuration, $1.averageDuration) },
+        name: "by average duration (NaN without tracks, kept: last), sectioned by liveness",
+        filter: nil, sortedBy: [SortDescriptor(\.averageDuration)],
+        compare: { nanLast($0.averageDuration, $1.averageDuration) },
+        section: { $0.isLive ? 1 : 0 }),
+      // A `KeyPathComparator` compares live elements: a NaN goes where the comparisons put it.
+      FuzzConfiguration(
+        name: "by average duration (NaN without tracks, live), sectioned by liveness",
+        filter: nil, sortedBy: [KeyPathComparator(\.averageDuration, order: .reverse)],
+        compare: { order($1.averageDuration, $0.averageDuration) },
         section: { $0.isLive ? 1 : 0 }, totallyOrdered: false),
     ]
   }

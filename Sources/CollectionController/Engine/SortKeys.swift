@@ -109,47 +109,37 @@ final class _SortKeys<Element> {
     else { return nil }
     let order = descriptor.order
     let ascending = order == .forward
+    /// A reader keeping the key in `store` if the key path's value is the store's type and the
+    /// descriptor is the one `fresh` makes from it.
+    func reader<Store: _TypedKeyStore>(
+      _ store: @autoclosure () -> Store,
+      fresh: (KeyPath<Element, Store.Value> & Sendable) -> SortDescriptor<Element>
+    ) -> _KeyReader<Element>? {
+      guard let typed = keyPath as? KeyPath<Element, Store.Value>,
+        fresh(_sendable(typed)) == descriptor
+      else { return nil }
+      return _TypedKeyReader(typed, store())
+    }
     if let strings = descriptor.stringComparator {
       // The descriptor applies its own order on top of its string comparator's.
       var forward = strings
       forward.order = .forward
-      if let keyPath = keyPath as? KeyPath<Element, String>,
-        SortDescriptor(_sendable(keyPath), comparator: strings, order: order) == descriptor
-      {
-        return _TypedKeyReader(keyPath, _StandardStringKeys(forward, ascending: ascending))
+      return reader(_StandardStringKeys(forward, ascending: ascending)) {
+        SortDescriptor($0, comparator: strings, order: order)
       }
-      if let keyPath = keyPath as? KeyPath<Element, String?>,
-        SortDescriptor(_sendable(keyPath), comparator: strings, order: order) == descriptor
-      {
-        return _TypedKeyReader(
-          keyPath, _OptionalStandardStringKeys(forward, ascending: ascending))
-      }
-      return nil
+        ?? reader(_OptionalStandardStringKeys(forward, ascending: ascending)) {
+          SortDescriptor($0, comparator: strings, order: order)
+        }
     }
-    if let keyPath = keyPath as? KeyPath<Element, Int>,
-      SortDescriptor(_sendable(keyPath), order: order) == descriptor
+    if let kept = reader(
+      _IntKeys(ascending: ascending), fresh: { SortDescriptor($0, order: order) })
+      ?? reader(_StringKeys(ascending: ascending), fresh: { SortDescriptor($0, order: order) })
+      ?? reader(_DoubleKeys(ascending: ascending), fresh: { SortDescriptor($0, order: order) })
+      ?? reader(_OptionalIntKeys(ascending: ascending), fresh: { SortDescriptor($0, order: order) })
+      ?? reader(
+        _OptionalStringKeys(ascending: ascending), fresh: { SortDescriptor($0, order: order) })
     {
-      return _TypedKeyReader(keyPath, _IntKeys(ascending: ascending))
-    }
-    if let keyPath = keyPath as? KeyPath<Element, String>,
-      SortDescriptor(_sendable(keyPath), order: order) == descriptor
-    {
-      return _TypedKeyReader(keyPath, _StringKeys(ascending: ascending))
-    }
-    if let keyPath = keyPath as? KeyPath<Element, Double>,
-      SortDescriptor(_sendable(keyPath), order: order) == descriptor
-    {
-      return _TypedKeyReader(keyPath, _DoubleKeys(ascending: ascending))
-    }
-    if let keyPath = keyPath as? KeyPath<Element, Int?>,
-      SortDescriptor(_sendable(keyPath), order: order) == descriptor
-    {
-      return _TypedKeyReader(keyPath, _OptionalIntKeys(ascending: ascending))
-    }
-    if let keyPath = keyPath as? KeyPath<Element, String?>,
-      SortDescriptor(_sendable(keyPath), order: order) == descriptor
-    {
-      return _TypedKeyReader(keyPath, _OptionalStringKeys(ascending: ascending))
+      return kept
     }
     if let opener = keyPath as? any _ComparableKeyPath<Element> {
       return opener._reader(matching: descriptor)
