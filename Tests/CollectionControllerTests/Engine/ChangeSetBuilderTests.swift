@@ -274,3 +274,66 @@ extension ChangeSetBuilderTests {
     }
   }
 }
+
+extension ChangeSetBuilderTests {
+  /// A change set as comparable text: every list, elements by name, moves with their flag.
+  static func describe(_ changes: RelationChangeSet<Item>?) -> String {
+    guard let changes else { return "nil" }
+    let names = { (elements: [Item]) in elements.map(\.name).joined(separator: ",") }
+    return [
+      "sections -\(Array(changes.deletedSections)) +\(Array(changes.insertedSections))",
+      "deleted \(changes.deletedRows) \(names(changes.deletedElements))",
+      "inserted \(changes.insertedRows) \(names(changes.insertedElements))",
+      "moved \(changes.movedRows) \(names(changes.movedElements))",
+      "updated \(changes.updatedRows) \(names(changes.updatedElements))",
+      "section elements -\(changes.deletedSectionElements.map(names))"
+        + " +\(changes.insertedSectionElements.map(names))",
+    ].joined(separator: "; ")
+  }
+
+  /// The shortcut for a transaction that touched one element gives the change set the general
+  /// path gives, for every kind of single change: a move inside a section or across sections,
+  /// a section appearing or disappearing with it, entering or leaving, the permanent section,
+  /// an update in place.
+  @Test(arguments: [nil, 0] as [Int?])
+  func oneTouchedElementGetsTheGeneralChangeSet(permanent: Int?) {
+    var rng = SplitMix64(seed: 11 &+ UInt64(permanent ?? 5))
+    var index = ItemIndex.items(permanentSection: permanent)
+    // Few elements over few sections and keys, so that sections come and go and ties happen.
+    let items = (0..<10).map { n in
+      Item(
+        "i\(n)", sortKey: Int(rng.next() % 5), sectionKey: Int(rng.next() % 4),
+        sequence: UInt64(n))
+    }
+    for item in items where rng.next() % 4 != 0 { index.insert(item) }
+    var kinds = Set<String>()
+    for _ in 0..<5_000 {
+      let item = items[Int(rng.next() % UInt64(items.count))]
+      let changed = rng.next() % 3 == 0
+      var shortcut = _ChangeSetBuilder(before: index)
+      var general = _ChangeSetBuilder(before: index)
+      shortcut.touch(item.id, changedAttributes: changed, in: index)
+      general.touch(item.id, changedAttributes: changed, in: index)
+      index.remove(item.id)
+      if rng.next() % 2 == 0 { item.sortKey = Int(rng.next() % 5) }
+      if rng.next() % 3 == 0 { item.sectionKey = Int(rng.next() % 4) }
+      if rng.next() % 5 != 0 { index.insert(item) }
+      let fast = shortcut.finish(after: index)
+      let slow = general.finish(after: index, oneElementShortcut: false)
+      #expect(Self.describe(fast) == Self.describe(slow))
+      #expect(shortcut.deletedSectionKeys == general.deletedSectionKeys)
+      if let slow {
+        if !slow.deletedSections.isEmpty { kinds.insert("section deleted") }
+        if !slow.insertedSections.isEmpty { kinds.insert("section inserted") }
+        if !slow.movedRows.isEmpty { kinds.insert("moved") }
+        if !slow.updatedRows.isEmpty { kinds.insert("updated") }
+        if !slow.insertedRows.isEmpty { kinds.insert("inserted") }
+        if !slow.deletedRows.isEmpty { kinds.insert("deleted") }
+      } else {
+        kinds.insert("nothing")
+      }
+    }
+    // The generator reaches every kind of single change.
+    #expect(kinds.count == 7, "reached only \(kinds.sorted())")
+  }
+}
