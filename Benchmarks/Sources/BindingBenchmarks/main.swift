@@ -498,6 +498,10 @@ func duration(_ nanoseconds: Double) -> String {
   let roundCount = quick ? 3 : 7
   var rng = SplitMix64(seed: 1)
 
+  // The limit line is checked against `sorted(by:)` before it is measured.
+  limitTreeSelfCheck()
+  add("relation: limit line self-check (2,000 repositions against sorted(by:))", "passed")
+
   // Whole reorders first, before the large fixtures below fill the memory: O(n log n), so
   // 10x the elements may cost at most 15x the time.
   // Each reorder changes its fixture, so each run makes fresh ones: medians of 3 runs, the
