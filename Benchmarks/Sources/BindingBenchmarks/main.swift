@@ -506,18 +506,18 @@ func duration(_ nanoseconds: Double) -> String {
   // 10x the elements may cost at most 15x the time.
   // Each reorder changes its fixture, so each run makes fresh ones: medians of 3 runs, the
   // two sizes in turn (interleaved, so that a disturbance of the machine hits both).
-  var runs:
-    (small: [[(name: String, seconds: Double)]], middle: [[(name: String, seconds: Double)]])
-  runs = ([], [])
+  typealias Reorders = [(name: String, seconds: Double)]
+  var smallRuns: [Reorders] = []
+  var middleRuns: [Reorders] = []
   for _ in 0..<3 {
-    runs.small.append(try measureReorders(small, seed: 9))
-    runs.middle.append(try measureReorders(middle, seed: 9))
+    smallRuns.append(try measureReorders(small, seed: 9))
+    middleRuns.append(try measureReorders(middle, seed: 9))
   }
-  func medians(_ runs: [[(name: String, seconds: Double)]]) -> [(name: String, seconds: Double)] {
+  func medians(_ runs: [Reorders]) -> Reorders {
     runs[0].indices.map { i in (runs[0][i].name, Spread(runs.map { $0[i].seconds }).median) }
   }
-  let smallReorders = medians(runs.small)
-  let middleReorders = medians(runs.middle)
+  let smallReorders = medians(smallRuns)
+  let middleReorders = medians(middleRuns)
   for (smallOne, middleOne) in zip(smallReorders, middleReorders) {
     let growth = middleOne.seconds / smallOne.seconds
     add(
