@@ -29,6 +29,15 @@ private func readController(from function: String) {
   readsUnderTest.withLock { $0[function, default: []].append(count) }
 }
 
+extension Album {
+  /// The year, read through a computed property that reads the controller under test (a sort
+  /// key the controller keeps).
+  fileprivate var yearReadingTheController: Int {
+    readController(from: "comparator")
+    return year
+  }
+}
+
 /// Orders albums by year, reading the controller on every comparison.
 private struct YearReadingTheController: SortComparator {
   var order: SortOrder = .forward
@@ -51,7 +60,18 @@ extension FunctionsReadingTheControllerTests {
     return done.wait(timeout: .now() + .seconds(seconds)) == .success
   }
 
-  @Test func aFilterAComparatorAndASectionFunctionMayReadTheirController() throws {
+  /// With a comparator of the user's (compared live) and with a `SortDescriptor` on a computed
+  /// property (kept keys, read when an element is placed and in a bulk load): the cases share
+  /// the global controller, so they run one after the other.
+  @Test(.serialized, arguments: [false, true])
+  func aFilterAComparatorAndASectionFunctionMayReadTheirController(keptKeys: Bool) throws {
+    readsUnderTest.withLock { $0 = [:] }
+    let sortedBy: [any SortComparator<Album>] =
+      keptKeys ? [SortDescriptor(\.yearReadingTheController)] : [YearReadingTheController()]
+    let reversed: [any SortComparator<Album>] =
+      keptKeys
+      ? [SortDescriptor(\.yearReadingTheController, order: .reverse)]
+      : [YearReadingTheController(order: .reverse)]
     let finished = withinSeconds(20) {
       let artist = Artist(makeAlbums([("a", 1971), ("b", 1985), ("c", 1992), ("d", 1999)]))
       let albums: RelationController<Artist, Album, Int>
@@ -62,7 +82,7 @@ extension FunctionsReadingTheControllerTests {
             readController(from: "filter")
             return !album.isLive
           },
-          sortedBy: [YearReadingTheController()],
+          sortedBy: sortedBy,
           sectionedBy: { album in
             readController(from: "section")
             return album.decade
@@ -79,7 +99,7 @@ extension FunctionsReadingTheControllerTests {
       artist.albums[0].year = 2001  // a move to a new section
       artist.albums[1].isLive = true  // leaves
       artist.insert(Album("e", year: 1980), at: 0, into: \.albums)  // enters
-      try? albums.reconfigure { $0.sortedBy = [YearReadingTheController(order: .reverse)] }
+      try? albums.reconfigure { $0.sortedBy = reversed }
       token.cancel()
       // The outcome is exact, whatever the functions read meanwhile.
       #expect(albums.sections.map(\.key) == [1980, 1990, 2000])
