@@ -338,9 +338,11 @@ extension RelationControllerFuzzTests {
 
 extension RelationControllerFuzzTests {
   /// Change sets delivered on a serial queue to several handlers, which are cancelled at random
-  /// while deliveries wait (the queue paused at random), among random edits of the relation: no
-  /// handler runs after its `cancel()` returned, and the handler that stays sees change sets
-  /// that replay, one after another, onto the content it saw before.
+  /// while deliveries wait (the queue paused at random) or while the queue runs, among random
+  /// edits of the relation: no change set whose delivery began after a handler's `cancel()`
+  /// returned reaches that handler (one being delivered at that moment may, as documented), and
+  /// the handler that stays sees change sets that replay, one after another, onto the content it
+  /// saw before.
   @Test(arguments: 0..<4)
   func queuedChangeSetsNeverReachACancelledHandler(seed: Int) throws {
     var rng = SplitMix64(seed: UInt64(seed) &+ 907)
@@ -357,7 +359,11 @@ extension RelationControllerFuzzTests {
       sectionedBy: configuration.section, delivery: .queue(queue))
     // The handler that stays: replays each change set onto the content it saw last.
     let replay = _Lock((previous: albums.snapshot.itemIdentifiers, checked: 0, failure: ""))
+    // Handlers are called in the order they were registered: the keeper first, so this counts
+    // the deliveries that began.
+    let began = _Lock(0)
     let keeper = albums.onChange { [unowned albums] changes in
+      began.withLock { $0 += 1 }
       let current = albums.snapshot.itemIdentifiers
       replay.withLock { state in
         do {
@@ -371,9 +377,11 @@ extension RelationControllerFuzzTests {
         state.checked += 1
       }
     }
-    let violations = _Lock(0)
     let delivered = _Lock(0)
-    var live: [(token: ObservationToken, cancelled: _Lock<Bool>)] = []
+    // Each handler keeps the number of the last delivery it received.
+    var live: [(token: ObservationToken, lastReceived: _Lock<Int>)] = []
+    // A cancelled handler's, and how many deliveries had begun once its `cancel()` returned.
+    var cancelled: [(lastReceived: _Lock<Int>, begunAtCancel: Int)] = []
     let pause = QueuePause(queue)
     // The controller drains where it delivers, on `queue`: the relation and its elements are
     // written there too (the threading contract), or here while the queue is paused.
@@ -383,16 +391,20 @@ extension RelationControllerFuzzTests {
     for _ in 0..<800 {
       switch Int.random(in: 0..<12, using: &rng) {
       case 0..<2:
-        let cancelled = _Lock(false)
+        let lastReceived = _Lock(0)
         let token = albums.onChange { _ in
-          if cancelled.withLock({ $0 }) { violations.withLock { $0 += 1 } }
+          // On the queue, where `began` only grows: this delivery's number.
+          let delivery = began.withLock { $0 }
+          lastReceived.withLock { $0 = delivery }
           delivered.withLock { $0 += 1 }
         }
-        live.append((token, cancelled))
+        live.append((token, lastReceived))
       case 2 where !live.isEmpty:
         let entry = live.remove(at: Int.random(in: 0..<live.count, using: &rng))
-        entry.cancelled.withLock { $0 = true }  // a delivery from here on is a violation…
-        entry.token.cancel()  // …once this returns (a delivery running right now may finish)
+        entry.token.cancel()
+        // Read after `cancel()` returned: a delivery numbered higher began later still, and
+        // must not reach the handler.
+        cancelled.append((entry.lastReceived, began.withLock { $0 }))
       case 3:
         pause.toggle()
       case 4..<7:
@@ -427,7 +439,9 @@ extension RelationControllerFuzzTests {
       }
     }
     pause.finish()
-    #expect(violations.withLock { $0 } == 0)
+    let violations = cancelled.count { $0.lastReceived.withLock { $0 } > $0.begunAtCancel }
+    #expect(violations == 0, "cancelled handlers that received a later change set")
+    #expect(!cancelled.isEmpty)
     #expect(delivered.withLock { $0 } > 0)
     let (checked, failure) = replay.withLock { ($0.checked, $0.failure) }
     #expect(checked > 0)
