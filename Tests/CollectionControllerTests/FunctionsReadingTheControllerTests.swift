@@ -152,7 +152,7 @@ extension FunctionsReadingTheControllerTests {
           let handed = _Transfer(album)
           onAnotherThread { handed.value.title = "changed meanwhile" }
         }
-        return true
+        return album.year > Int.min
       }
       trigger.withLock { $0 = true }
     }

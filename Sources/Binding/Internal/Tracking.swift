@@ -37,6 +37,8 @@ final class _AccessRecorder {
   @exclusivity(unchecked) private(set) var recordsObjects = false
   @exclusivity(unchecked) private var objects: [_ModelState] = []
   @exclusivity(unchecked) private(set) var element: ObjectIdentifier?
+  /// In object mode: whether any `@Observed` property was read, the element's included.
+  @exclusivity(unchecked) var readAny = false
 
   init() { buffer = .allocate(capacity: capacity) }
 
@@ -102,6 +104,7 @@ final class _AccessRecorder {
       objects = []
       recordsObjects = false
       element = nil
+      readAny = false
     }
     count = 0
     expected = nil
@@ -136,6 +139,17 @@ final class _AccessRecorder {
       recorder.element = element
       body()
       return recorder.objects
+    }
+  }
+
+  /// Runs `body` with tracking in object mode; tells whether it read any `@Observed` property
+  /// (of `element` or of another object, whose state is then made).
+  static func readsAnything(of element: ObjectIdentifier, _ body: () -> Void) -> Bool {
+    _withRecorder { recorder in
+      recorder.recordsObjects = true
+      recorder.element = element
+      body()
+      return recorder.readAny
     }
   }
 
@@ -221,6 +235,7 @@ func _recordRead<Root: ObservableModel>(
     guard let recorder = thread.recorder else { return slot }
     return recorder._withUnsafeGuaranteedRef { recorder in
       if recorder.recordsObjects {
+        recorder.readAny = true
         if ObjectIdentifier(object) != recorder.element {
           recorder.record(object: object.observation.state(of: object))
         }

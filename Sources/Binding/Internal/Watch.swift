@@ -167,6 +167,15 @@ package func _watch<Root: ObservableModel>(
   return .full(watch)
 }
 
+/// Whether evaluating `body` for `element` reads any `@Observed` property (of the element, or
+/// of an object it reaches): a function that reads none can never change its result as far as
+/// observation can tell.
+package func _readsObservedProperty<Root: ObservableModel>(
+  of element: Root, _ body: () -> Void
+) -> Bool {
+  _AccessRecorder.readsAnything(of: ObjectIdentifier(element), body)
+}
+
 /// Bit 0 of an `ObservationStorage` word: the word holds a lone watch's sink.
 let _loneWatchTag: UInt = 1
 

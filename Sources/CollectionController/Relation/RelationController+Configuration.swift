@@ -168,6 +168,10 @@ struct _Config<Element: ObservableModel, SectionKey: Hashable & Comparable> {
   /// equal to themselves (a NaN is not, and cannot be ordered), and a predicate must not throw
   /// for them.
   func validate(_ elements: [Element]) throws(RelationConfigurationError) {
+    if let function = functionReadingNothing(elements) {
+      throw RelationConfigurationError(
+        Self.readsNothingMessage(function) + "; the controller was left as it was")
+    }
     for element in elements where !element.isDeleted && includes(element) {
       let key = sectionedBy(element)
       if key != key {
@@ -199,6 +203,50 @@ struct _Config<Element: ObservableModel, SectionKey: Hashable & Comparable> {
     return fingerprint(element)
   }
 
+  /// The first function of this configuration that reads no `@Observed` property for any of
+  /// `elements` (described for a message), or `nil`: such a function's result can never change
+  /// as far as observation can tell, so the content would go stale without a word.
+  ///
+  /// A function passes on the first element for which it reads one, so this usually evaluates
+  /// each function once; one that reads an `@Observed` property only on some paths
+  /// (`$0.kind == .live && $0.year > 2000`, with `kind` a `let`) passes if any current element
+  /// takes such a path. Nothing is checked while the relation is empty. A sort on a key path
+  /// that cannot be written (a `let`, a read-only computed property that reads only
+  /// constants) is accepted: it never changes.
+  func functionReadingNothing(_ elements: [Element]) -> String? {
+    let live = elements.lazy.filter { !$0.isDeleted }
+    guard !live.isEmpty else { return nil }
+    func readsSomething(_ evaluate: (Element) -> Void) -> Bool {
+      live.contains { element in _readsObservedProperty(of: element) { evaluate(element) } }
+    }
+    if let filter, !readsSomething({ _ = try? filter.evaluate($0) }) {
+      return "the filter"
+    }
+    for (index, comparator) in sortedBy.enumerated() {
+      let keyPath = _sortKeyPath(comparator)
+      if let keyPath, !_isWritable(keyPath) { continue }
+      if !readsSomething({ _ = comparator.compare($0, $0) }) {
+        let what = keyPath.map { "on \($0)" } ?? "\(type(of: comparator))"
+        return "the sort comparator \(index + 1) of \(sortedBy.count) (\(what))"
+      }
+    }
+    if SectionKey.self != Unsectioned.self, !readsSomething({ _ = sectionedBy($0) }) {
+      return "the section function (sectionedBy:)"
+    }
+    for keyPath in observing where !readsSomething({ _ = $0[keyPath: keyPath] }) {
+      return "the observed attribute \(keyPath)"
+    }
+    return nil
+  }
+
+  static func readsNothingMessage(_ function: String) -> String {
+    "\(function) reads no @Observed property of \(Element.self) (nor of any object it reaches), "
+      + "so no change can ever reach it and the content would go stale without a word. Mark "
+      + "the stored properties it reads @Observed (in a class adopting ObservableModel), also "
+      + "those that never change (a sort on a key path to a `let` is accepted as it is), or "
+      + "leave out a function that reads nothing (a constant)"
+  }
+
   /// The fingerprint of `element`'s observed attributes.
   func fingerprint(_ element: Element) -> Int {
     guard !observing.isEmpty else { return 0 }
@@ -206,6 +254,21 @@ struct _Config<Element: ObservableModel, SectionKey: Hashable & Comparable> {
     for combine in _hashers { combine(element, &hasher) }
     return hasher.finalize()
   }
+}
+
+/// The key path a `SortDescriptor` or `KeyPathComparator` sorts by, if it is one.
+func _sortKeyPath<Element>(_ comparator: any SortComparator<Element>) -> PartialKeyPath<Element>? {
+  if let descriptor = comparator as? SortDescriptor<Element> { return descriptor.keyPath }
+  if let keyPathComparator = comparator as? KeyPathComparator<Element> {
+    return keyPathComparator.keyPath
+  }
+  return nil
+}
+
+/// Whether `keyPath` can be written (a `var`, or a computed property with a setter).
+func _isWritable<Root>(_ keyPath: PartialKeyPath<Root>) -> Bool {
+  func open<Value>(_: Value.Type) -> Bool { keyPath is WritableKeyPath<Root, Value> }
+  return _openExistential(type(of: keyPath).valueType, do: open)
 }
 
 /// A type-erased filter (the public `Filter` is nested in the generic controller).

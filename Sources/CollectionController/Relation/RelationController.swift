@@ -48,6 +48,11 @@ import Foundation
 ///
 /// **What it does not do**: it does not observe plain stored properties (only `@Observed`
 /// ones, as everything in `Binding`), and it does not report its initial content (read it).
+/// So that nothing goes stale without a word, a filter, sort comparator, section function or
+/// observed attribute that reads no `@Observed` property for any current element is rejected
+/// when the controller is made or reconfigured (``RelationConfigurationError``); a sort on a
+/// key path to a constant (`let`) is accepted. While the relation is empty nothing can be
+/// evaluated, so nothing is checked.
 ///
 /// **Memory**: about 100 bytes per element at a million elements: a 40-byte member, a 32-byte
 /// node of the ordered index, and their identity tables; kept sort keys add their own size
