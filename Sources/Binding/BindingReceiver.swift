@@ -17,7 +17,10 @@
 /// bindings settle after one round instead of looping. Binding a property that is already
 /// bound replaces the old binding. A binding holds neither side: it ends when either is
 /// deallocated, when the source announces its deletion (the receiver keeps its last value), or
-/// on ``unbind(_:)``. Bindings are never deferred by ``coalesce(_:)``.
+/// on ``unbind(_:)``. A binding sets the property on every change, inside a ``coalesce(_:)``
+/// block too, unless it is made with `options: .coalesced`: then once per transaction, with
+/// the last value. Binding a property to itself (same object, same key path) traps with a
+/// message: it could only set the property from its own value.
 ///
 /// - Important: The receiver's property is set where the binding was made: from the main
 ///   actor (a label in a view controller), on the main actor; from nonisolated code,
@@ -42,6 +45,10 @@ extension BindingReceiver {
   ///   - key: The receiver's property to set.
   ///   - source: The model to read from.
   ///   - path: What to read (a property, a path through other models, or a computed property).
+  ///   - options: ``ObservationOptions/coalesced`` sets the property once per transaction (a
+  ///     `coalesce(_:)` block), with the last value; ``ObservationOptions/everySet`` sets it
+  ///     on every write of the source. It is always set at once (``ObservationOptions/initial``
+  ///     is implied).
   ///   - delivery: Where the property is set; by default, where the binding is made.
   ///   - isolation: The binding code's isolation; leave the default.
   /// - Complexity: O(*p*) to bind, where *p* is the number of properties `path` reads.
@@ -50,12 +57,14 @@ extension BindingReceiver {
     _ key: @autoclosure () -> ReferenceWritableKeyPath<Self, Value>,
     to source: Source,
     _ path: @autoclosure () -> KeyPath<Source, Value>,
+    options: ObservationOptions = [],
     delivery: ObservationDelivery = .automatic,
     isolation: (any Actor)? = #isolation
   ) {
     _bind(
       key(), to: source, path(), read: _reader(path()), get: _reader(key()), put: _writer(key()),
-      transform: { $0 }, isEqual: ==, delivery: delivery, isolation: isolation)
+      transform: { $0 }, isEqual: ==, options: options, delivery: delivery,
+      isolation: isolation)
   }
 
   /// Binds the receiver's optional `key` to a non-optional `path` of `source`
@@ -69,6 +78,10 @@ extension BindingReceiver {
   ///   - key: The receiver's property to set.
   ///   - source: The model to read from.
   ///   - path: What to read.
+  ///   - options: ``ObservationOptions/coalesced`` sets the property once per transaction (a
+  ///     `coalesce(_:)` block), with the last value; ``ObservationOptions/everySet`` sets it
+  ///     on every write of the source. It is always set at once (``ObservationOptions/initial``
+  ///     is implied).
   ///   - delivery: Where the property is set; by default, where the binding is made.
   ///   - isolation: The binding code's isolation; leave the default.
   /// - Complexity: O(*p*) to bind, where *p* is the number of properties `path` reads.
@@ -77,13 +90,14 @@ extension BindingReceiver {
     _ key: @autoclosure () -> ReferenceWritableKeyPath<Self, Value?>,
     to source: Source,
     _ path: @autoclosure () -> KeyPath<Source, Value>,
+    options: ObservationOptions = [],
     delivery: ObservationDelivery = .automatic,
     isolation: (any Actor)? = #isolation
   ) {
     _bind(
       key(), to: source, path(), read: _reader(path()), get: _reader(key()), put: _writer(key()),
-      transform: { Optional($0) }, isEqual: _optionalEquality(Value.self), delivery: delivery,
-      isolation: isolation)
+      transform: { Optional($0) }, isEqual: _optionalEquality(Value.self), options: options,
+      delivery: delivery, isolation: isolation)
   }
 
   /// Binds the receiver's `key` to `path` of `source` through `transform`.
@@ -96,6 +110,10 @@ extension BindingReceiver {
   ///   - key: The receiver's property to set.
   ///   - source: The model to read from.
   ///   - path: What to read.
+  ///   - options: ``ObservationOptions/coalesced`` sets the property once per transaction (a
+  ///     `coalesce(_:)` block), with the last value; ``ObservationOptions/everySet`` sets it
+  ///     on every write of the source. It is always set at once (``ObservationOptions/initial``
+  ///     is implied).
   ///   - delivery: Where the property is set; by default, where the binding is made.
   ///   - isolation: The binding code's isolation; leave the default.
   ///   - transform: Turns the source's value into the receiver's.
@@ -105,13 +123,15 @@ extension BindingReceiver {
     _ key: @autoclosure () -> ReferenceWritableKeyPath<Self, Value>,
     to source: Source,
     _ path: @autoclosure () -> KeyPath<Source, SourceValue>,
+    options: ObservationOptions = [],
     delivery: ObservationDelivery = .automatic,
     isolation: (any Actor)? = #isolation,
     transform: @escaping (SourceValue) -> Value
   ) {
     _bind(
       key(), to: source, path(), read: _reader(path()), get: _reader(key()), put: _writer(key()),
-      transform: transform, isEqual: ==, delivery: delivery, isolation: isolation)
+      transform: transform, isEqual: ==, options: options, delivery: delivery,
+      isolation: isolation)
   }
 
   /// Binds a property whose type is not `Equatable`: it is set at once and on every change of
@@ -125,6 +145,10 @@ extension BindingReceiver {
   ///   - key: The receiver's property to set.
   ///   - source: The model to read from.
   ///   - path: What to read.
+  ///   - options: ``ObservationOptions/coalesced`` sets the property once per transaction (a
+  ///     `coalesce(_:)` block), with the last value; ``ObservationOptions/everySet`` sets it
+  ///     on every write of the source. It is always set at once (``ObservationOptions/initial``
+  ///     is implied).
   ///   - delivery: Where the property is set; by default, where the binding is made.
   ///   - isolation: The binding code's isolation; leave the default.
   ///   - transform: Turns the source's value into the receiver's.
@@ -134,13 +158,15 @@ extension BindingReceiver {
     _ key: @autoclosure () -> ReferenceWritableKeyPath<Self, Value>,
     to source: Source,
     _ path: @autoclosure () -> KeyPath<Source, SourceValue>,
+    options: ObservationOptions = [],
     delivery: ObservationDelivery = .automatic,
     isolation: (any Actor)? = #isolation,
     transform: @escaping (SourceValue) -> Value
   ) {
     _bind(
       key(), to: source, path(), read: _reader(path()), get: _reader(key()), put: _writer(key()),
-      transform: transform, isEqual: nil, delivery: delivery, isolation: isolation)
+      transform: transform, isEqual: nil, options: options, delivery: delivery,
+      isolation: isolation)
   }
 
   /// Ends the binding of `key`, if any; the property keeps its value. Idempotent.
@@ -175,9 +201,13 @@ extension BindingReceiver {
     put: @escaping (Self, Value) -> Void,
     transform: @escaping (SourceValue) -> Value,
     isEqual: ((Value, Value) -> Bool)?,
+    options: ObservationOptions,
     delivery: ObservationDelivery,
     isolation: (any Actor)?
   ) {
+    if source === self && (key as AnyKeyPath) == (path as AnyKeyPath) {
+      _bindsItself(key, of: Self.self)
+    }
     let route = _Route(delivery, isolation: isolation)
     let guardID = _BindingGuard()
     let set: (Self, Value) -> Void = { receiver, value in
@@ -219,7 +249,8 @@ extension BindingReceiver {
     // Replace an existing binding of this key before reading, so the old one cannot fire.
     _BindingRegistry.shared.remove(receiver: self, key: key)
     let record = source._register(
-      path, read: read, options: [], target: nil, receiver: self, dispatch: dispatch)
+      path, read: read, options: options.subtracting(.initial), target: nil, receiver: self,
+      dispatch: dispatch)
     guard let record else { return }
     apply(self, transform(read(source)), record.lifetime)
     _BindingRegistry.shared.add(receiver: self, key: key, lifetime: record.lifetime)
@@ -241,6 +272,7 @@ extension BindingReceiver where Self: ObservableModel {
   ///   - key: The receiver's property.
   ///   - source: The other model.
   ///   - path: The other model's property.
+  ///   - options: As for a one-way binding, for each direction.
   ///   - delivery: Where each side is set; by default, where the binding is made.
   ///   - isolation: The binding code's isolation; leave the default.
   /// - Complexity: O(*p*) to bind, where *p* is the number of properties the two key paths
@@ -250,13 +282,25 @@ extension BindingReceiver where Self: ObservableModel {
     _ key: ReferenceWritableKeyPath<Self, Value>,
     twoWayTo source: Source,
     _ path: ReferenceWritableKeyPath<Source, Value>,
+    options: ObservationOptions = [],
     delivery: ObservationDelivery = .automatic,
     isolation: (any Actor)? = #isolation
   ) {
-    bind(key, to: source, path, delivery: delivery, isolation: isolation)
-    source.bind(path, to: self, key, delivery: delivery, isolation: isolation)
+    bind(key, to: source, path, options: options, delivery: delivery, isolation: isolation)
+    source.bind(path, to: self, key, options: options, delivery: delivery, isolation: isolation)
     _BindingRegistry.shared.link(receiver: self, key: key, to: source, key: path)
   }
+}
+
+/// Traps for a binding of a property to itself.
+@usableFromInline
+func _bindsItself(_ key: AnyKeyPath, of type: Any.Type) -> Never {
+  fatalError(
+    """
+    Binding: binding \(key) of a \(type) to the same property of the same object would set it \
+    from itself (a no-op, or a transform applied to its own result). Bind it to another \
+    object's property, or to another property of this one.
+    """)
 }
 
 /// `==` on optionals of an `Equatable` type.

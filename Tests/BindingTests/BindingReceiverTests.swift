@@ -276,3 +276,64 @@ extension BindingReceiverTests {
     token.cancel()
   }
 }
+
+// MARK: - Options
+
+extension BindingReceiverTests {
+  /// Without options a binding follows every write inside a `coalesce` block (4, 5, 4 shows
+  /// as 4, 5, 4); with `.coalesced` it sets the property once per transaction, with the last
+  /// value, and not at all when the block ends where it began.
+  @Test func aCoalescedBindingSetsOncePerTransaction() {
+    let user = User()
+    let plain = TextField()
+    let coalesced = TextField()
+    plain.bind(\.length, to: user, \.age)
+    coalesced.bind(\.length, to: user, \.age, options: .coalesced)
+    var seen: [Int] = []
+    let token = user.observe(\.age) { _ in seen.append(coalesced.length) }
+    coalesce {
+      user.age = 4
+      user.age = 5
+      user.age = 4
+    }
+    #expect(plain.lengthSets == 3)
+    #expect(coalesced.lengthSets == 1)
+    #expect(coalesced.length == 4)
+    #expect(seen == [0, 0, 0])  // the coalesced binding waited for the end of the block
+    coalesce {
+      user.age = 7
+      user.age = 4
+    }
+    #expect(coalesced.lengthSets == 1)  // back where it began: nothing to set
+    user.age = 9  // one write is one transaction
+    #expect(coalesced.length == 9)
+    #expect(coalesced.lengthSets == 2)
+    token.cancel()
+  }
+
+  /// The transform variants and two-way bindings take the options too.
+  @Test func transformsAndTwoWayBindingsTakeTheOptions() {
+    let user = User()
+    let field = TextField()
+    field.bind(\.text, to: user, \.age, options: .coalesced) { "\($0) years" }
+    #expect(field.text == "0 years")
+    coalesce {
+      user.age = 1
+      user.age = 2
+    }
+    #expect(field.text == "2 years")
+    #expect(field.textSets == 2)
+    let other = User()
+    other.bind(\.name, twoWayTo: user, \.name, options: .coalesced)
+    coalesce {
+      user.name = "a"
+      user.name = "b"
+    }
+    #expect(other.name == "b")
+    coalesce {
+      other.name = "c"
+      other.name = "d"
+    }
+    #expect(user.name == "d")
+  }
+}

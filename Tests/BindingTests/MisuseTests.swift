@@ -75,3 +75,31 @@ extension MisuseTests {
     #expect(token.isActive)
   }
 }
+
+extension MisuseTests {
+  /// A property bound to itself could only be set from its own value: it traps, with or
+  /// without a transform.
+  @Test(arguments: [false, true])
+  func bindingAPropertyToItselfTraps(transformed: Bool) async throws {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      [transformed] in
+      let user = User()
+      if transformed {
+        user.bind(\.age, to: user, \.age) { $0 + 1 }
+      } else {
+        user.bind(\.age, to: user, \.age)
+      }
+    }
+    let message = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)
+    #expect(
+      message.contains("of a User to the same property of the same object"))
+  }
+
+  /// Another property of the same object is fine.
+  @Test func bindingAnotherPropertyOfTheSameObjectWorks() {
+    let user = User()
+    user.bind(\.nickname, to: user, \.name)
+    user.name = "Ada"
+    #expect(user.nickname == "Ada")
+  }
+}
