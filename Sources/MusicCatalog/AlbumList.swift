@@ -10,7 +10,7 @@ import CollectionController
 /// so a change set that did not fit would be reported rather than drawn.
 final class AlbumList<SectionKey: Hashable & Comparable> {
   let name: String
-  let controller: RelationController<Artist, Album, SectionKey>
+  let controller: RelationController<Album, SectionKey>
   private(set) var table: TerminalTable
   /// Each change set that arrived since the last `takeChanges()`, as lines to print.
   private var arrived: [[String]] = []
@@ -21,7 +21,7 @@ final class AlbumList<SectionKey: Hashable & Comparable> {
   private(set) var wasDrawn = false
   private var subscription: ObservationToken?
 
-  init(_ name: String, _ controller: RelationController<Artist, Album, SectionKey>) {
+  init(_ name: String, _ controller: RelationController<Album, SectionKey>) {
     self.name = name
     self.controller = controller
     let sections = controller.sections

@@ -36,7 +36,7 @@ public final class CatalogDemo {
     artist = catalog.artists[0]
     let controller = try RelationController(
       \.albums, of: artist,
-      filter: { !$0.isLive },
+      filter: .matching { !$0.isLive },
       sortedBy: [SortDescriptor(\.year)],
       sectionedBy: { $0.decade },
       observing: [\.title, \.year, \.duration, \.isLive])
@@ -47,7 +47,7 @@ public final class CatalogDemo {
   static let controllerCode = [
     "let byDecade = try RelationController(",
     "  \\.albums, of: artist,",
-    "  filter: { !$0.isLive },",
+    "  filter: .matching { !$0.isLive },",
     "  sortedBy: [SortDescriptor(\\.year)],",
     "  sectionedBy: { $0.decade },",
     "  observing: [\\.title, \\.year, \\.duration, \\.isLive])",
@@ -215,7 +215,7 @@ public final class CatalogDemo {
   static let lengthCode = [
     "let byLength = try RelationController(",
     "  \\.albums, of: artist,",
-    "  filter: { !$0.isLive },",
+    "  filter: .matching { !$0.isLive },",
     "  sortedBy: [KeyPathComparator(\\.duration, order: .reverse)],",
     "  observing: [\\.title, \\.year, \\.duration, \\.isLive])",
     "// duration sums the tracks' lengths: the controller follows what it reads",
@@ -226,7 +226,7 @@ public final class CatalogDemo {
       "byLength",
       try RelationController(
         \.albums, of: artist,
-        filter: { !$0.isLive },
+        filter: .matching { !$0.isLive },
         sortedBy: [KeyPathComparator(\.duration, order: .reverse)],
         observing: [\.title, \.year, \.duration, \.isLive]))
   }

@@ -17,7 +17,7 @@ private final class CountingDelegate: RelationControllerDelegate {
   init(_ tracker: LifetimeTracker) { lease = tracker.lease() }
 
   func relationController(
-    _ controller: RelationController<Artist, Album, Int>,
+    _ controller: RelationController<Album, Int>,
     didChangeContent changes: RelationChangeSet<Album>
   ) {
     changeSets += 1
@@ -37,7 +37,7 @@ extension ControllerLifetimeTests {
   @Test func aDroppedControllerReleasesWhatItWasGiven() throws {
     try withLifetimeTracking { tracker in
       var models = WeakObjects<AnyObject>()
-      weak var weakController: RelationController<Artist, Album, Int>?
+      weak var weakController: RelationController<Album, Int>?
       do {
         let artist = Artist(makeAlbums([("a", 1981), ("b", 1995), ("c", 1990)]))
         models.append(artist)
@@ -47,7 +47,7 @@ extension ControllerLifetimeTests {
         let handling = Payload(tracker)
         let controller = try RelationController(
           \.albums, of: artist,
-          filter: { album in
+          filter: .matching { album in
             filtering.use()
             return !album.isLive
           },
@@ -94,12 +94,12 @@ extension ControllerLifetimeTests {
     var handled = 0
     let tracker = LifetimeTracker()
     let delegate = CountingDelegate(tracker)
-    weak var weakController: RelationController<Artist, Album, Int>?
+    weak var weakController: RelationController<Album, Int>?
     var stream: RelationChangeSequence<Album>?
     do {
       let controller = try RelationController(
         \.albums, of: artist,
-        filter: { album in
+        filter: .matching { album in
           evaluations += 1
           return album.year > Int.min
         },
@@ -144,14 +144,14 @@ extension ControllerLifetimeTests {
     var evaluated: [String] = []
     let list = try RelationController(
       \.albums, of: artist,
-      filter: { album in
+      filter: .matching { album in
         evaluated.append("list \(album.name)")
         return album.year > Int.min
       },
       sortedBy: [SortDescriptor(\.year)], observing: [\.title])
     let set = try RelationController(
       \.albumSet, of: artist,
-      filter: { album in
+      filter: .matching { album in
         evaluated.append("set \(album.name)")
         return album.year > Int.min
       },
@@ -202,7 +202,7 @@ extension ControllerLifetimeTests {
   @Test func theOwnerOfTheRelationDiesFirst() throws {
     var albums = WeakObjects<Album>()
     weak var weakOwner: Artist?
-    var controller: RelationController<Artist, Album, Int>?
+    var controller: RelationController<Album, Int>?
     var changeSets = 0
     var token: ObservationToken?
     do {
@@ -227,7 +227,7 @@ extension ControllerLifetimeTests {
   /// the handler's captures are released.
   @Test func theObjectHoldingAControllerDies() throws {
     final class AlbumList {
-      let albums: RelationController<Artist, Album, Unsectioned>
+      let albums: RelationController<Album, Unsectioned>
       let lease: LifetimeTracker.Lease
       var titles: [String] = []
       var token: ObservationToken?
@@ -240,7 +240,7 @@ extension ControllerLifetimeTests {
     }
     let artist = Artist(makeAlbums([("a", 1981), ("b", 1995)]))
     try withLifetimeTracking { tracker in
-      weak var weakController: RelationController<Artist, Album, Unsectioned>?
+      weak var weakController: RelationController<Album, Unsectioned>?
       do {
         let list = try AlbumList(artist, tracker: tracker)
         weakController = list.albums
@@ -261,7 +261,7 @@ extension ControllerLifetimeTests {
   @Test func noChangeSetFollowsTheOwnersDeallocation() throws {
     let album = Album("a", year: 1981)
     let other = Album("b", year: 1995)
-    var controller: RelationController<Artist, Album, Int>?
+    var controller: RelationController<Album, Int>?
     var changeSets = 0
     var token: ObservationToken?
     do {

@@ -15,7 +15,7 @@ import Testing
 
 /// The controller under test, for the functions that read it (a `SortComparator` must be
 /// `Sendable`, so the comparator reaches it through this global rather than a captured box).
-private let controllerUnderTest = Mutex<RelationController<Artist, Album, Int>?>(nil)
+private let controllerUnderTest = Mutex<RelationController<Album, Int>?>(nil)
 /// What those functions read, one entry per read: the count they saw.
 private let readsUnderTest = Mutex<[String: [Int]]>([:])
 
@@ -74,11 +74,11 @@ extension FunctionsReadingTheControllerTests {
       : [YearReadingTheController(order: .reverse)]
     let finished = withinSeconds(20) {
       let artist = Artist(makeAlbums([("a", 1971), ("b", 1985), ("c", 1992), ("d", 1999)]))
-      let albums: RelationController<Artist, Album, Int>
+      let albums: RelationController<Album, Int>
       do {
         albums = try RelationController(
           \.albums, of: artist,
-          filter: { album in
+          filter: .matching { album in
             readController(from: "filter")
             return !album.isLive
           },

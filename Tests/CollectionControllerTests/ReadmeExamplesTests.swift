@@ -33,7 +33,7 @@ import Testing
 
     let albums = try RelationController(
       \.albums, of: artist,
-      filter: { !$0.isLive },  // or a Foundation Predicate<Album>
+      filter: .matching { !$0.isLive },  // or a Foundation Predicate<Album>
       sortedBy: [SortDescriptor(\.releaseDate)],  // stable: ties keep the relation's order
       sectionedBy: { $0.decade },  // any Hashable & Comparable key
       observing: [\.title])  // attributes whose change is an update

@@ -10,11 +10,11 @@ import Testing
 
 /// Everything a receiver can read of a controller.
 private struct Observable<Key: Hashable & Comparable>: Equatable {
-  let snapshot: RelationController<Artist, Album, Key>.Snapshot
+  let snapshot: RelationController<Album, Key>.Snapshot
   let names: [String]
   let count: Int
 
-  init(_ controller: RelationController<Artist, Album, Key>) {
+  init(_ controller: RelationController<Album, Key>) {
     snapshot = controller.snapshot
     names = controller.sections.map(\.name)
     count = controller.count
@@ -30,9 +30,9 @@ extension RecoverableErrorTests {
       Album("a", year: 1981, label: Label("x")), Album("b", year: 1995),
       Album("c", year: 1990, label: Label("y")), Album("d", year: 1984, isLive: true),
     ])
-    func controller() throws -> RelationController<Artist, Album, Int> {
+    func controller() throws -> RelationController<Album, Int> {
       try RelationController(
-        \.albums, of: artist, filter: { !$0.isLive },
+        \.albums, of: artist, filter: .matching { !$0.isLive },
         sortedBy: [SortDescriptor(\.year, order: .reverse)], sectionedBy: { $0.decade },
         observing: [\.title])
     }
@@ -98,7 +98,7 @@ extension RecoverableErrorTests {
     let before = Observable(existing)
     let throwing = #Predicate<Album> { $0.label!.name == "x" }
     #expect(throws: RelationConfigurationError.self) {
-      _ = try RelationController(\.albums, of: artist, filter: throwing)
+      _ = try RelationController(\.albums, of: artist, filter: .matching(throwing))
     }
     #expect(Observable(existing) == before)
     #expect(artist.albums.map(\.name) == ["a", "b"])

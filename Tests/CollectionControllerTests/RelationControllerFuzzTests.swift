@@ -181,7 +181,8 @@ extension RelationControllerFuzzTests {
     let artist = Artist((0..<Int.random(in: 0...size, using: &rng)).map { _ in makeAlbum(&rng) })
     var configuration = FuzzConfiguration.all[Int(seed % UInt64(FuzzConfiguration.all.count))]
     let albums = try RelationController(
-      \.albums, of: artist, filter: configuration.filter, sortedBy: configuration.sortedBy,
+      \.albums, of: artist, filter: configuration.filter.map { .matching($0) },
+      sortedBy: configuration.sortedBy,
       sectionedBy: configuration.section, observing: [\.title], delivery: .synchronous)
     var previous = albums.snapshot.itemIdentifiers
     var failure: String?
@@ -355,7 +356,8 @@ extension RelationControllerFuzzTests {
     let artist = Artist((0..<40).map { _ in makeAlbum(&rng) })
     let configuration = FuzzConfiguration.all[seed % FuzzConfiguration.all.count]
     let albums = try RelationController(
-      \.albums, of: artist, filter: configuration.filter, sortedBy: configuration.sortedBy,
+      \.albums, of: artist, filter: configuration.filter.map { .matching($0) },
+      sortedBy: configuration.sortedBy,
       sectionedBy: configuration.section, delivery: .queue(queue))
     // The handler that stays: replays each change set onto the content it saw last.
     let replay = _Lock((previous: albums.snapshot.itemIdentifiers, checked: 0, failure: ""))

@@ -18,7 +18,7 @@ extension RelationControllerTests {
     let artist = Artist(makeAlbums([("c", 1995), ("a", 1981), ("live", 1990), ("b", 1984)]))
     artist.albums[2].isLive = true
     let albums = try RelationController(
-      \.albums, of: artist, filter: { !$0.isLive }, sortedBy: [SortDescriptor(\.year)],
+      \.albums, of: artist, filter: .matching { !$0.isLive }, sortedBy: [SortDescriptor(\.year)],
       sectionedBy: { $0.decade })
     let log = ChangeLog(albums)
     #expect(albums.names() == [["a", "b"], ["c"]])
@@ -244,7 +244,7 @@ extension RelationControllerTests {
   @Test func enteringOrLeavingTheFilterIsInsertOrDeleteOnly() throws {
     let artist = Artist(makeAlbums([("a", 1), ("b", 2)]))
     let albums = try RelationController(
-      \.albums, of: artist, filter: { !$0.isLive }, observing: [\.isLive, \.title])
+      \.albums, of: artist, filter: .matching { !$0.isLive }, observing: [\.isLive, \.title])
     let log = ChangeLog(albums)
     artist.albums[0].isLive = true
     #expect(log.last?.deletedRows == [RowPosition(section: 0, row: 0)])
@@ -261,7 +261,7 @@ extension RelationControllerTests {
   @Test func predicateFilter() throws {
     let artist = Artist(makeAlbums([("a", 1), ("b", 2), ("c", 3)]))
     let albums = try RelationController(
-      \.albums, of: artist, filter: #Predicate<Album> { $0.year > 1 })
+      \.albums, of: artist, filter: .matching(#Predicate<Album> { $0.year > 1 }))
     #expect(albums.names() == [["b", "c"]])
     artist.albums[0].year = 5
     #expect(albums.names() == [["a", "b", "c"]])
@@ -382,7 +382,7 @@ extension RelationControllerTests {
 extension RelationControllerTests {
   @Test func fineGrainedMutationsOfAnArray() throws {
     let artist = Artist(makeAlbums([("a", 0), ("b", 0), ("c", 0)]))
-    let albums = try RelationController(\.albums, of: artist, filter: { $0.year >= 0 })
+    let albums = try RelationController(\.albums, of: artist, filter: .matching { $0.year >= 0 })
     let log = ChangeLog(albums)
     artist.apply(.insert(Album("x"), at: 1), to: \.albums)
     #expect(albums.names() == [["a", "x", "b", "c"]])
@@ -550,7 +550,7 @@ extension RelationControllerTests {
     var evaluations = 0
     let albums = try RelationController(
       \.albums, of: artist,
-      filter: { album in
+      filter: .matching { album in
         evaluations += 1
         return album.year > 0
       })
@@ -571,7 +571,7 @@ extension RelationControllerTests {
     var evaluated: [String] = []
     let albums = try RelationController(
       \.albums, of: artist,
-      filter: { album in
+      filter: .matching { album in
         evaluated.append(album.name)
         return album.year > Int.min
       })
@@ -652,7 +652,7 @@ extension RelationControllerTests {
     #expect(albums.names() == [["a", "b"]])
     #expect(log.count == 0)
     #expect(throws: RelationConfigurationError.self) {
-      _ = try RelationController(\.albums, of: artist, filter: throwing)
+      _ = try RelationController(\.albums, of: artist, filter: .matching(throwing))
     }
     #expect(throws: Boom.self) {
       try albums.reconfigure { _ in throw Boom() }
@@ -685,20 +685,20 @@ extension RelationControllerTests {
 final class DelegateRecorder: RelationControllerDelegate {
   var events: [String] = []
 
-  func relationControllerWillChangeContent(_ controller: RelationController<Artist, Album, Int>) {
+  func relationControllerWillChangeContent(_ controller: RelationController<Album, Int>) {
     events.append("will")
   }
 
   func relationController(
-    _ controller: RelationController<Artist, Album, Int>,
-    didChange section: RelationController<Artist, Album, Int>.Section,
+    _ controller: RelationController<Album, Int>,
+    didChange section: RelationController<Album, Int>.Section,
     atSectionIndex index: Int, for type: RelationChangeType
   ) {
     events.append("section \(type) \(index) \(section.key) \(section.objects.map(\.name))")
   }
 
   func relationController(
-    _ controller: RelationController<Artist, Album, Int>, didChange element: Album,
+    _ controller: RelationController<Album, Int>, didChange element: Album,
     at position: RowPosition?, for type: RelationChangeType, newPosition: RowPosition?
   ) {
     events.append(
@@ -707,7 +707,7 @@ final class DelegateRecorder: RelationControllerDelegate {
   }
 
   func relationController(
-    _ controller: RelationController<Artist, Album, Int>,
+    _ controller: RelationController<Album, Int>,
     didChangeContent changes: RelationChangeSet<Album>
   ) {
     events.append("did")
@@ -812,7 +812,7 @@ extension RelationControllerTests {
 extension RelationControllerTests {
   @Test func droppingTheControllerEndsItsObservation() throws {
     let artist = Artist(makeAlbums([("a", 1)]))
-    weak var weakController: RelationController<Artist, Album, Unsectioned>?
+    weak var weakController: RelationController<Album, Unsectioned>?
     var evaluations = 0
     var calls = 0
     // Kept past the controller: releasing the controller ends the handler all the same.
@@ -820,7 +820,7 @@ extension RelationControllerTests {
     do {
       let albums = try RelationController(
         \.albums, of: artist,
-        filter: { album in
+        filter: .matching { album in
           evaluations += 1
           return album.year > Int.min
         })
@@ -838,7 +838,7 @@ extension RelationControllerTests {
 
   @Test func theOwnerIsNotRetained() throws {
     weak var weakArtist: Artist?
-    let albums: RelationController<Artist, Album, Unsectioned>
+    let albums: RelationController<Album, Unsectioned>
     do {
       let artist = Artist(makeAlbums([("a", 1)]))
       weakArtist = artist

@@ -80,12 +80,12 @@ private final class MutatingDelegate: RelationControllerDelegate {
     self.rng = SplitMix64(seed: seed)
   }
 
-  func relationControllerWillChangeContent(_ controller: RelationController<Artist, Album, Int>) {
+  func relationControllerWillChangeContent(_ controller: RelationController<Album, Int>) {
     calls += 1
   }
 
   func relationController(
-    _ controller: RelationController<Artist, Album, Int>, didChange element: Album,
+    _ controller: RelationController<Album, Int>, didChange element: Album,
     at position: RowPosition?, for type: RelationChangeType, newPosition: RowPosition?
   ) {
     guard budget > 0, Int.random(in: 0..<4, using: &rng) == 0 else { return }
@@ -118,7 +118,8 @@ extension RelationReentrancyTests {
     }
     let artist = Artist((0..<40).map { _ in album(&rng) })
     let albums = try RelationController(
-      \.albums, of: artist, filter: configuration.filter, sortedBy: configuration.sortedBy,
+      \.albums, of: artist, filter: configuration.filter.map { .matching($0) },
+      sortedBy: configuration.sortedBy,
       sectionedBy: configuration.section, observing: [\.title], delivery: .synchronous)
     let delegate = MutatingDelegate(budget: 150, seed: UInt64(seed))
     albums.delegate = delegate

@@ -26,11 +26,12 @@ import Testing
   @Test func aFilterReadingAPlainPropertyIsRejected() {
     let artist = makeArtist()
     let closure = message {
-      _ = try RelationController(\.albums, of: artist, filter: { $0.plain == 0 })
+      _ = try RelationController(\.albums, of: artist, filter: .matching { $0.plain == 0 })
     }
     #expect(closure?.contains("the filter \(Self.readsNothing)") == true, "\(closure ?? "")")
     let predicate = message {
-      _ = try RelationController(\.albums, of: artist, filter: #Predicate { $0.plain == 0 })
+      _ = try RelationController(
+        \.albums, of: artist, filter: .matching(#Predicate { $0.plain == 0 }))
     }
     #expect(predicate?.contains("the filter \(Self.readsNothing)") == true, "\(predicate ?? "")")
   }
@@ -90,13 +91,14 @@ import Testing
   @Test func constantsAndFunctionsThatReadSomethingObservedAreAccepted() throws {
     let artist = makeArtist()
     let byName = try RelationController(
-      \.albums, of: artist, filter: { $0.name != "a" && !$0.isLive },
+      \.albums, of: artist, filter: .matching { $0.name != "a" && !$0.isLive },
       sortedBy: [SortDescriptor(\.name, order: .reverse)])
     #expect(byName.names() == [["c", "b"]])
     artist.albums[1].isLive = true
     #expect(byName.names() == [["c"]])
     let label = Label("EMI")
-    let byLabel = try RelationController(\.albums, of: artist, filter: { _ in label.name == "EMI" })
+    let byLabel = try RelationController(
+      \.albums, of: artist, filter: .matching { _ in label.name == "EMI" })
     #expect(byLabel.count == 3)
     label.name = "Decca"
     #expect(byLabel.count == 0)
@@ -106,7 +108,7 @@ import Testing
   /// reconfiguration (documented).
   @Test func anEmptyRelationIsNotChecked() throws {
     let artist = Artist()
-    let albums = try RelationController(\.albums, of: artist, filter: { $0.plain == 0 })
+    let albums = try RelationController(\.albums, of: artist, filter: .matching { $0.plain == 0 })
     artist.albums.append(Album("a"))
     #expect(albums.count == 1)
     let error = message { try albums.reconfigure { $0.sortedBy = [SortDescriptor(\.plain)] } }

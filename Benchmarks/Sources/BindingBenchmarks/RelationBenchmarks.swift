@@ -6,7 +6,7 @@ import Foundation
 // The relation controller's measurements; main.swift prints them (its header says how they are
 // measured).
 
-typealias AlbumController = RelationController<Artist, Album, Int>
+typealias AlbumController = RelationController<Album, Int>
 
 /// Years are drawn from 1950..<2025 (75 years, so about one in 75 albums shares a year with any
 /// given one), titles from a pool of 2,000: ties on the year are the rule, ties on both happen.
@@ -34,7 +34,7 @@ func makeAlbum(_ rng: inout SplitMix64, isLive: Bool? = nil) -> Album {
 /// sorted by year then title, in sections by decade.
 func makeController(_ artist: Artist, sorted: Bool = true) throws -> AlbumController {
   try RelationController(
-    \.albums, of: artist, filter: { !$0.isLive },
+    \.albums, of: artist, filter: .matching { !$0.isLive },
     sortedBy: sorted ? [SortDescriptor(\.year), SortDescriptor(\.title)] : [],
     sectionedBy: { $0.year / 10 * 10 }, observing: [\.title], delivery: .synchronous)
 }

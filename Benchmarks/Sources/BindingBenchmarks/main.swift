@@ -42,7 +42,7 @@
 //   owned by `Artist.albums: [Album]`. Years in 1950..<2025 and titles from a pool of 2,000, so
 //   ties on the year are the rule and ties on both happen; one album in ten is live. A
 //   SplitMix64 generator with fixed seeds makes every run use the same data.
-// - The controller: `RelationController(\.albums, of: artist, filter: { !$0.isLive },
+// - The controller: `RelationController(\.albums, of: artist, filter: .matching { !$0.isLive },
 //   sortedBy: [SortDescriptor(\.year), SortDescriptor(\.title)], sectionedBy: { $0.year / 10
 //   * 10 }, observing: [\.title], delivery: .synchronous)`, one `onChange` receiver that counts
 //   what it is handed (printed as checks).

@@ -44,7 +44,7 @@ artist.albums = [lowTide, nightFerry, saltAndSignal, paperLanterns, undertow, br
 //: change is an update. The initial content is read, not reported.
 let albums = try RelationController(
   \.albums, of: artist,
-  filter: { !$0.isLive },
+  filter: .matching { !$0.isLive },
   sortedBy: [SortDescriptor(\.year)],
   sectionedBy: { $0.decade },
   observing: [\.title])

@@ -6,8 +6,8 @@ extension RelationController {
   /// Which elements a controller shows: a closure or a Foundation `Predicate`.
   ///
   /// ```swift
-  /// try albums.reconfigure { $0.filter = .init { $0.year > 1990 } }
-  /// try albums.reconfigure { $0.filter = .init(#Predicate { $0.year > 1990 }) }
+  /// try albums.reconfigure { $0.filter = .matching { $0.year > 1990 } }
+  /// try albums.reconfigure { $0.filter = .matching(#Predicate { $0.year > 1990 }) }
   /// ```
   public struct Filter {
     let _evaluate: (Element) throws -> Bool
@@ -31,6 +31,32 @@ extension RelationController {
     public init(_ predicate: Predicate<Element>) {
       _evaluate = { try predicate.evaluate($0) }
       _throws = true
+    }
+
+    /// A filter that shows the elements for which `isIncluded` returns `true`.
+    ///
+    /// ```swift
+    /// let albums = try RelationController(\.albums, of: artist, filter: .matching { !$0.isLive })
+    /// ```
+    ///
+    /// - Parameter isIncluded: Decides; it may read anything observable.
+    /// - Returns: The filter.
+    public static func matching(_ isIncluded: @escaping (Element) -> Bool) -> Filter {
+      Filter(isIncluded)
+    }
+
+    /// A filter that shows the elements for which `predicate` evaluates to `true` (see
+    /// ``init(_:)-(Predicate<Element>)``).
+    ///
+    /// ```swift
+    /// let albums = try RelationController(
+    ///   \.albums, of: artist, filter: .matching(#Predicate { !$0.isLive }))
+    /// ```
+    ///
+    /// - Parameter predicate: Decides; it may read anything observable.
+    /// - Returns: The filter.
+    public static func matching(_ predicate: Predicate<Element>) -> Filter {
+      Filter(predicate)
     }
 
   }
@@ -118,8 +144,8 @@ struct _Config<Element: ObservableModel, SectionKey: Hashable & Comparable> {
   /// values (no boxing, no dynamic cast per read), through `_combine` otherwise.
   let _hashers: [(Element, inout Hasher) -> Void]
 
-  init<Owner>(
-    filter: RelationController<Owner, Element, SectionKey>.Filter?,
+  init(
+    filter: RelationController<Element, SectionKey>.Filter?,
     sortedBy: [any SortComparator<Element>],
     sectionedBy: @escaping (Element) -> SectionKey,
     sectionName: @escaping (SectionKey) -> String = { String(describing: $0) },

@@ -39,7 +39,7 @@ public enum RelationChangeType: Hashable, Sendable {
 /// ```swift
 /// final class AlbumList: RelationControllerDelegate {
 ///   func relationController(
-///     _ controller: RelationController<Artist, Album, Int>, didChange album: Album,
+///     _ controller: RelationController<Album, Int>, didChange album: Album,
 ///     at position: RowPosition?, for type: RelationChangeType, newPosition: RowPosition?
 ///   ) { print(type, position as Any, newPosition as Any) }
 /// }
@@ -49,9 +49,7 @@ public enum RelationChangeType: Hashable, Sendable {
 /// - Important: A main-actor type conforms with an isolated conformance
 ///   (`extension AlbumList: @MainActor RelationControllerDelegate`) and gets a controller that
 ///   delivers on the main actor (created on the main actor, or with `delivery: .mainActor`).
-public protocol RelationControllerDelegate<Owner, Element, SectionKey>: AnyObject {
-  /// The owner of the relation.
-  associatedtype Owner: ObservableModel
+public protocol RelationControllerDelegate<Element, SectionKey>: AnyObject {
   /// The elements of the relation.
   associatedtype Element: ObservableModel
   /// The section key.
@@ -61,7 +59,7 @@ public protocol RelationControllerDelegate<Owner, Element, SectionKey>: AnyObjec
   ///
   /// - Parameter controller: The controller whose content changes.
   func relationControllerWillChangeContent(
-    _ controller: RelationController<Owner, Element, SectionKey>)
+    _ controller: RelationController<Element, SectionKey>)
 
   /// A section was inserted (at its new index), deleted (at its old index), or renamed (at its
   /// new index: a reconfiguration changed its display name; reload its header).
@@ -74,8 +72,8 @@ public protocol RelationControllerDelegate<Owner, Element, SectionKey>: AnyObjec
   ///   - type: ``RelationChangeType/insert``, ``RelationChangeType/delete`` or, for a renamed
   ///     section, ``RelationChangeType/update``.
   func relationController(
-    _ controller: RelationController<Owner, Element, SectionKey>,
-    didChange section: RelationController<Owner, Element, SectionKey>.Section,
+    _ controller: RelationController<Element, SectionKey>,
+    didChange section: RelationController<Element, SectionKey>.Section,
     atSectionIndex index: Int, for type: RelationChangeType)
 
   /// An element was inserted, deleted, moved or updated.
@@ -87,7 +85,7 @@ public protocol RelationControllerDelegate<Owner, Element, SectionKey>: AnyObjec
   ///   - type: What happened.
   ///   - newPosition: The new position (for an insertion and a move; otherwise `nil`).
   func relationController(
-    _ controller: RelationController<Owner, Element, SectionKey>, didChange element: Element,
+    _ controller: RelationController<Element, SectionKey>, didChange element: Element,
     at position: RowPosition?, for type: RelationChangeType, newPosition: RowPosition?)
 
   /// The change set ended (UIKit: `endUpdates`); the content is now the new content.
@@ -99,7 +97,7 @@ public protocol RelationControllerDelegate<Owner, Element, SectionKey>: AnyObjec
   ///   - controller: The controller whose content changed.
   ///   - changes: The whole change set.
   func relationController(
-    _ controller: RelationController<Owner, Element, SectionKey>,
+    _ controller: RelationController<Element, SectionKey>,
     didChangeContent changes: RelationChangeSet<Element>)
 }
 
@@ -108,7 +106,7 @@ extension RelationControllerDelegate {
   ///
   /// - Parameter controller: The controller.
   public func relationControllerWillChangeContent(
-    _ controller: RelationController<Owner, Element, SectionKey>
+    _ controller: RelationController<Element, SectionKey>
   ) {}
 
   /// Does nothing.
@@ -119,8 +117,8 @@ extension RelationControllerDelegate {
   ///   - index: Its index.
   ///   - type: What happened.
   public func relationController(
-    _ controller: RelationController<Owner, Element, SectionKey>,
-    didChange section: RelationController<Owner, Element, SectionKey>.Section,
+    _ controller: RelationController<Element, SectionKey>,
+    didChange section: RelationController<Element, SectionKey>.Section,
     atSectionIndex index: Int, for type: RelationChangeType
   ) {}
 
@@ -133,7 +131,7 @@ extension RelationControllerDelegate {
   ///   - type: What happened.
   ///   - newPosition: The new position.
   public func relationController(
-    _ controller: RelationController<Owner, Element, SectionKey>, didChange element: Element,
+    _ controller: RelationController<Element, SectionKey>, didChange element: Element,
     at position: RowPosition?, for type: RelationChangeType, newPosition: RowPosition?
   ) {}
 
@@ -143,7 +141,7 @@ extension RelationControllerDelegate {
   ///   - controller: The controller.
   ///   - changes: The change set.
   public func relationController(
-    _ controller: RelationController<Owner, Element, SectionKey>,
+    _ controller: RelationController<Element, SectionKey>,
     didChangeContent changes: RelationChangeSet<Element>
   ) {}
 }
@@ -223,7 +221,7 @@ extension RelationController {
   /// ```
   ///
   /// - Complexity: O(1).
-  public var delegate: (any RelationControllerDelegate<Owner, Element, SectionKey>)? {
+  public var delegate: (any RelationControllerDelegate<Element, SectionKey>)? {
     get { _lock.withLock { $0.delegate } }
     set { _lock.withLock { $0.delegate = newValue } }
   }
@@ -300,7 +298,7 @@ extension RelationController {
   }
 
   func _notify(
-    _ delegate: any RelationControllerDelegate<Owner, Element, SectionKey>, _ delivery: _Delivery
+    _ delegate: any RelationControllerDelegate<Element, SectionKey>, _ delivery: _Delivery
   ) {
     let changes = delivery.changes
     delegate.relationControllerWillChangeContent(self)

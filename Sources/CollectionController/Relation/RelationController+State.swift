@@ -27,7 +27,7 @@ extension RelationController {
     /// Whether the owner announced its deletion (its registration then ends too, which is not
     /// a deallocation).
     var ownerDeleted = false
-    weak var delegate: (any RelationControllerDelegate<Owner, Element, SectionKey>)?
+    weak var delegate: (any RelationControllerDelegate<Element, SectionKey>)?
     var handlers: [(id: UInt64, call: (RelationChangeSet<Element>) -> Void)] = []
     var streams: [UInt64: AsyncStream<_Transfer<RelationChangeSet<Element>>>.Continuation] = [:]
     var nextHandlerID: UInt64 = 0

@@ -14,7 +14,7 @@ import Foundation
 /// ```swift
 /// let albums = try RelationController(
 ///   \.albums, of: artist,
-///   filter: { !$0.isLive },
+///   filter: .matching { !$0.isLive },
 ///   sortedBy: [SortDescriptor(\.releaseDate)],
 ///   sectionedBy: { $0.decade },
 ///   observing: [\.title])
@@ -82,9 +82,9 @@ import Foundation
 ///   a receiver, for the content of the last change set). Filter, sort and section functions
 ///   must not change models. Changing the elements of one controller from several threads at
 ///   once is a data race on those models, as with any class.
-public final class RelationController<
-  Owner: ObservableModel, Element: ObservableModel, SectionKey: Hashable & Comparable
->: @unchecked Sendable {
+public final class RelationController<Element: ObservableModel, SectionKey: Hashable & Comparable>:
+  @unchecked Sendable
+{
   // `@unchecked Sendable`: every mutable stored property is behind `_lock`, except the tokens,
   // which are set once during `init` (before `self` is shared) and only released by `deinit`.
 
@@ -143,7 +143,7 @@ public final class RelationController<
   let _relay = _TransactionRelay()
   var _relationToken: ObservationToken?
 
-  init(
+  init<Owner: ObservableModel>(
     owner: Owner, relation: AnyKeyPath, initial: _RelationValue<Element>,
     config: _Config<Element, SectionKey>, permanentSectionKey: SectionKey?,
     delivery: ObservationDelivery, isolation: (any Actor)?,
@@ -355,312 +355,109 @@ extension RelationController {
 // MARK: - Creating
 
 extension RelationController {
-  /// Creates a controller over the array relation `relation` of `owner`, in sections.
+  /// Creates a controller over the to-many relation `relation` of `owner`, in sections.
   ///
   /// The initial content is built now and not reported; every later change is.
   ///
   /// ```swift
   /// let albums = try RelationController(
-  ///   \.albums, of: artist, filter: { !$0.isLive },
+  ///   \.albums, of: artist, filter: .matching { !$0.isLive },
   ///   sortedBy: [SortDescriptor(\.releaseDate)], sectionedBy: { $0.decade },
-  ///   observing: [\.title])
+  ///   sectionName: { "\($0)s" }, observing: [\.title])
   /// ```
   ///
   /// - Parameters:
-  ///   - relation: An `@Observed` array of objects of `owner`.
+  ///   - relation: An `@Observed` array or set of objects of `owner`
+  ///     (``RelationCollection``).
   ///   - owner: The object whose relation is shown; not retained.
-  ///   - filter: Which elements to show; `nil` shows all.
+  ///   - filter: Which elements to show (a closure or a Foundation `Predicate`); `nil` shows
+  ///     all.
   ///   - sortedBy: Sort comparators (`SortDescriptor`, `KeyPathComparator`), first decides;
-  ///     ties keep source order. Empty: source order.
+  ///     ties keep relation order (source order for an array, order of entry for a set).
+  ///     Empty: relation order.
   ///   - sectionedBy: The section key of an element; sections are ordered by key.
+  ///   - sectionName: The display name of a section; by default `String(describing: key)`.
   ///   - observing: Attributes whose change is reported as an update.
   ///   - delivery: Where change sets are delivered; by default the creating code's isolation.
   ///   - isolation: The creating code's isolation; leave the default.
-  /// - Throws: ``RelationConfigurationError`` if the owner announced its deletion, or a
-  ///   current element's section key is not equal to itself (a NaN).
+  /// - Throws: ``RelationConfigurationError`` if the owner announced its deletion, a current
+  ///   element's section key is not equal to itself (a NaN), a predicate throws for a current
+  ///   element, or a function reads no `@Observed` property (see the class overview).
   /// - Complexity: O(n log n), where *n* is the number of elements of the relation.
-  public convenience init(
-    _ relation: KeyPath<Owner, [Element]>, of owner: Owner,
-    filter: ((Element) -> Bool)? = nil,
+  public convenience init<Owner: ObservableModel, Relation: RelationCollection>(
+    _ relation: KeyPath<Owner, Relation>, of owner: Owner,
+    filter: Filter? = nil,
     sortedBy: [any SortComparator<Element>] = [],
     sectionedBy: @escaping (Element) -> SectionKey,
+    sectionName: @escaping (SectionKey) -> String = { String(describing: $0) },
     observing: [PartialKeyPath<Element>] = [],
     delivery: ObservationDelivery = .automatic,
     isolation: (any Actor)? = #isolation
-  ) throws(RelationConfigurationError) {
+  ) throws(RelationConfigurationError) where Relation.Element == Element {
     try self.init(
-      arrayRelation: relation, owner: owner,
+      relation, owner: owner,
       config: _Config(
-        filter: filter.map { Filter($0) }, sortedBy: sortedBy, sectionedBy: sectionedBy,
-        observing: observing),
-      permanentSectionKey: nil, delivery: delivery, isolation: isolation)
-  }
-
-  /// Creates a controller over the array relation `relation` of `owner`, in sections,
-  /// filtered by a Foundation `Predicate`.
-  ///
-  /// ```swift
-  /// let albums = try RelationController(
-  ///   \.albums, of: artist, filter: #Predicate { !$0.isLive }, sectionedBy: { $0.decade })
-  /// ```
-  ///
-  /// - Parameters:
-  ///   - relation: An `@Observed` array of objects of `owner`.
-  ///   - owner: The object whose relation is shown; not retained.
-  ///   - filter: Which elements to show. An element for which it throws is not shown.
-  ///   - sortedBy: Sort comparators, first decides; ties keep source order.
-  ///   - sectionedBy: The section key of an element; sections are ordered by key.
-  ///   - observing: Attributes whose change is reported as an update.
-  ///   - delivery: Where change sets are delivered; by default the creating code's isolation.
-  ///   - isolation: The creating code's isolation; leave the default.
-  /// - Throws: ``RelationConfigurationError`` if the predicate throws for a current element,
-  ///   the owner announced its deletion, or a current element's section key is not equal
-  ///   to itself (a NaN).
-  /// - Complexity: O(n log n), where *n* is the number of elements of the relation.
-  public convenience init(
-    _ relation: KeyPath<Owner, [Element]>, of owner: Owner,
-    filter: Predicate<Element>,
-    sortedBy: [any SortComparator<Element>] = [],
-    sectionedBy: @escaping (Element) -> SectionKey,
-    observing: [PartialKeyPath<Element>] = [],
-    delivery: ObservationDelivery = .automatic,
-    isolation: (any Actor)? = #isolation
-  ) throws(RelationConfigurationError) {
-    try self.init(
-      arrayRelation: relation, owner: owner,
-      config: _Config(
-        filter: Filter(filter), sortedBy: sortedBy, sectionedBy: sectionedBy,
-        observing: observing),
-      permanentSectionKey: nil, delivery: delivery, isolation: isolation)
-  }
-
-  /// Creates a controller over the set relation `relation` of `owner`, in sections.
-  ///
-  /// Ties of the sort (or no sort) keep the order in which elements entered the set.
-  ///
-  /// ```swift
-  /// let tags = try RelationController(\.tags, of: photo, sectionedBy: { $0.kind })
-  /// ```
-  ///
-  /// - Parameters:
-  ///   - relation: An `@Observed` set of objects of `owner`.
-  ///   - owner: The object whose relation is shown; not retained.
-  ///   - filter: Which elements to show; `nil` shows all.
-  ///   - sortedBy: Sort comparators, first decides; ties keep order of entry.
-  ///   - sectionedBy: The section key of an element; sections are ordered by key.
-  ///   - observing: Attributes whose change is reported as an update.
-  ///   - delivery: Where change sets are delivered; by default the creating code's isolation.
-  ///   - isolation: The creating code's isolation; leave the default.
-  /// - Throws: ``RelationConfigurationError`` if the owner announced its deletion, or a
-  ///   current element's section key is not equal to itself (a NaN).
-  /// - Complexity: O(n log n), where *n* is the number of elements of the relation.
-  public convenience init(
-    _ relation: KeyPath<Owner, Set<Element>>, of owner: Owner,
-    filter: ((Element) -> Bool)? = nil,
-    sortedBy: [any SortComparator<Element>] = [],
-    sectionedBy: @escaping (Element) -> SectionKey,
-    observing: [PartialKeyPath<Element>] = [],
-    delivery: ObservationDelivery = .automatic,
-    isolation: (any Actor)? = #isolation
-  ) throws(RelationConfigurationError) where Element: Hashable {
-    try self.init(
-      setRelation: relation, owner: owner,
-      config: _Config(
-        filter: filter.map { Filter($0) }, sortedBy: sortedBy, sectionedBy: sectionedBy,
-        observing: observing),
-      permanentSectionKey: nil, delivery: delivery, isolation: isolation)
-  }
-
-  /// Creates a controller over the set relation `relation` of `owner`, in sections, filtered
-  /// by a Foundation `Predicate`.
-  ///
-  /// ```swift
-  /// let tags = try RelationController(
-  ///   \.tags, of: photo, filter: #Predicate { $0.isPublic }, sectionedBy: { $0.kind })
-  /// ```
-  ///
-  /// - Parameters:
-  ///   - relation: An `@Observed` set of objects of `owner`.
-  ///   - owner: The object whose relation is shown; not retained.
-  ///   - filter: Which elements to show. An element for which it throws is not shown.
-  ///   - sortedBy: Sort comparators, first decides; ties keep order of entry.
-  ///   - sectionedBy: The section key of an element; sections are ordered by key.
-  ///   - observing: Attributes whose change is reported as an update.
-  ///   - delivery: Where change sets are delivered; by default the creating code's isolation.
-  ///   - isolation: The creating code's isolation; leave the default.
-  /// - Throws: ``RelationConfigurationError`` if the predicate throws for a current element,
-  ///   the owner announced its deletion, or a current element's section key is not equal
-  ///   to itself (a NaN).
-  /// - Complexity: O(n log n), where *n* is the number of elements of the relation.
-  public convenience init(
-    _ relation: KeyPath<Owner, Set<Element>>, of owner: Owner,
-    filter: Predicate<Element>,
-    sortedBy: [any SortComparator<Element>] = [],
-    sectionedBy: @escaping (Element) -> SectionKey,
-    observing: [PartialKeyPath<Element>] = [],
-    delivery: ObservationDelivery = .automatic,
-    isolation: (any Actor)? = #isolation
-  ) throws(RelationConfigurationError) where Element: Hashable {
-    try self.init(
-      setRelation: relation, owner: owner,
-      config: _Config(
-        filter: Filter(filter), sortedBy: sortedBy, sectionedBy: sectionedBy,
+        filter: filter, sortedBy: sortedBy, sectionedBy: sectionedBy, sectionName: sectionName,
         observing: observing),
       permanentSectionKey: nil, delivery: delivery, isolation: isolation)
   }
 }
 
 extension RelationController where SectionKey == Unsectioned {
-  /// Creates a controller over the array relation `relation` of `owner`, in one section.
+  /// Creates a controller over the to-many relation `relation` of `owner`, in one section.
   ///
   /// The one section exists always, even when empty, and is never inserted or deleted.
   ///
   /// ```swift
   /// let albums = try RelationController(
   ///   \.albums, of: artist, sortedBy: [SortDescriptor(\.releaseDate)])
+  /// let tags = try RelationController(\.tags, of: photo, filter: .matching(#Predicate { $0.isPublic }))
   /// ```
   ///
   /// - Parameters:
-  ///   - relation: An `@Observed` array of objects of `owner`.
+  ///   - relation: An `@Observed` array or set of objects of `owner`
+  ///     (``RelationCollection``).
   ///   - owner: The object whose relation is shown; not retained.
-  ///   - filter: Which elements to show; `nil` shows all.
-  ///   - sortedBy: Sort comparators, first decides; ties keep source order. Empty: source
-  ///     order (an element inserted at index 0 appears first).
+  ///   - filter: Which elements to show (a closure or a Foundation `Predicate`); `nil` shows
+  ///     all.
+  ///   - sortedBy: Sort comparators, first decides; ties keep relation order. Empty: relation
+  ///     order (an element inserted at index 0 of an array appears first).
   ///   - observing: Attributes whose change is reported as an update.
   ///   - delivery: Where change sets are delivered; by default the creating code's isolation.
   ///   - isolation: The creating code's isolation; leave the default.
-  /// - Throws: ``RelationConfigurationError`` if the owner announced its deletion.
+  /// - Throws: ``RelationConfigurationError`` if the owner announced its deletion, a predicate
+  ///   throws for a current element, or a function reads no `@Observed` property.
   /// - Complexity: O(n log n), where *n* is the number of elements of the relation.
-  public convenience init(
-    _ relation: KeyPath<Owner, [Element]>, of owner: Owner,
-    filter: ((Element) -> Bool)? = nil,
+  public convenience init<Owner: ObservableModel, Relation: RelationCollection>(
+    _ relation: KeyPath<Owner, Relation>, of owner: Owner,
+    filter: Filter? = nil,
     sortedBy: [any SortComparator<Element>] = [],
     observing: [PartialKeyPath<Element>] = [],
     delivery: ObservationDelivery = .automatic,
     isolation: (any Actor)? = #isolation
-  ) throws(RelationConfigurationError) {
+  ) throws(RelationConfigurationError) where Relation.Element == Element {
     try self.init(
-      arrayRelation: relation, owner: owner,
+      relation, owner: owner,
       config: _Config(
-        filter: filter.map { Filter($0) }, sortedBy: sortedBy, sectionedBy: { _ in Unsectioned() },
-        observing: observing),
-      permanentSectionKey: Unsectioned(), delivery: delivery, isolation: isolation)
-  }
-
-  /// Creates a controller over the array relation `relation` of `owner`, in one section,
-  /// filtered by a Foundation `Predicate`.
-  ///
-  /// ```swift
-  /// let albums = try RelationController(\.albums, of: artist, filter: #Predicate { !$0.isLive })
-  /// ```
-  ///
-  /// - Parameters:
-  ///   - relation: An `@Observed` array of objects of `owner`.
-  ///   - owner: The object whose relation is shown; not retained.
-  ///   - filter: Which elements to show. An element for which it throws is not shown.
-  ///   - sortedBy: Sort comparators, first decides; ties keep source order.
-  ///   - observing: Attributes whose change is reported as an update.
-  ///   - delivery: Where change sets are delivered; by default the creating code's isolation.
-  ///   - isolation: The creating code's isolation; leave the default.
-  /// - Throws: ``RelationConfigurationError`` if the predicate throws for a current element,
-  ///   or the owner announced its deletion.
-  /// - Complexity: O(n log n), where *n* is the number of elements of the relation.
-  public convenience init(
-    _ relation: KeyPath<Owner, [Element]>, of owner: Owner,
-    filter: Predicate<Element>,
-    sortedBy: [any SortComparator<Element>] = [],
-    observing: [PartialKeyPath<Element>] = [],
-    delivery: ObservationDelivery = .automatic,
-    isolation: (any Actor)? = #isolation
-  ) throws(RelationConfigurationError) {
-    try self.init(
-      arrayRelation: relation, owner: owner,
-      config: _Config(
-        filter: Filter(filter), sortedBy: sortedBy, sectionedBy: { _ in Unsectioned() },
-        observing: observing),
-      permanentSectionKey: Unsectioned(), delivery: delivery, isolation: isolation)
-  }
-
-  /// Creates a controller over the set relation `relation` of `owner`, in one section.
-  ///
-  /// ```swift
-  /// let tags = try RelationController(\.tags, of: photo, sortedBy: [SortDescriptor(\.name)])
-  /// ```
-  ///
-  /// - Parameters:
-  ///   - relation: An `@Observed` set of objects of `owner`.
-  ///   - owner: The object whose relation is shown; not retained.
-  ///   - filter: Which elements to show; `nil` shows all.
-  ///   - sortedBy: Sort comparators, first decides; ties keep order of entry.
-  ///   - observing: Attributes whose change is reported as an update.
-  ///   - delivery: Where change sets are delivered; by default the creating code's isolation.
-  ///   - isolation: The creating code's isolation; leave the default.
-  /// - Throws: ``RelationConfigurationError`` if the owner announced its deletion.
-  /// - Complexity: O(n log n), where *n* is the number of elements of the relation.
-  public convenience init(
-    _ relation: KeyPath<Owner, Set<Element>>, of owner: Owner,
-    filter: ((Element) -> Bool)? = nil,
-    sortedBy: [any SortComparator<Element>] = [],
-    observing: [PartialKeyPath<Element>] = [],
-    delivery: ObservationDelivery = .automatic,
-    isolation: (any Actor)? = #isolation
-  ) throws(RelationConfigurationError) where Element: Hashable {
-    try self.init(
-      setRelation: relation, owner: owner,
-      config: _Config(
-        filter: filter.map { Filter($0) }, sortedBy: sortedBy, sectionedBy: { _ in Unsectioned() },
-        observing: observing),
-      permanentSectionKey: Unsectioned(), delivery: delivery, isolation: isolation)
-  }
-
-  /// Creates a controller over the set relation `relation` of `owner`, in one section,
-  /// filtered by a Foundation `Predicate`.
-  ///
-  /// ```swift
-  /// let tags = try RelationController(\.tags, of: photo, filter: #Predicate { $0.isPublic })
-  /// ```
-  ///
-  /// - Parameters:
-  ///   - relation: An `@Observed` set of objects of `owner`.
-  ///   - owner: The object whose relation is shown; not retained.
-  ///   - filter: Which elements to show. An element for which it throws is not shown.
-  ///   - sortedBy: Sort comparators, first decides; ties keep order of entry.
-  ///   - observing: Attributes whose change is reported as an update.
-  ///   - delivery: Where change sets are delivered; by default the creating code's isolation.
-  ///   - isolation: The creating code's isolation; leave the default.
-  /// - Throws: ``RelationConfigurationError`` if the predicate throws for a current element,
-  ///   or the owner announced its deletion.
-  /// - Complexity: O(n log n), where *n* is the number of elements of the relation.
-  public convenience init(
-    _ relation: KeyPath<Owner, Set<Element>>, of owner: Owner,
-    filter: Predicate<Element>,
-    sortedBy: [any SortComparator<Element>] = [],
-    observing: [PartialKeyPath<Element>] = [],
-    delivery: ObservationDelivery = .automatic,
-    isolation: (any Actor)? = #isolation
-  ) throws(RelationConfigurationError) where Element: Hashable {
-    try self.init(
-      setRelation: relation, owner: owner,
-      config: _Config(
-        filter: Filter(filter), sortedBy: sortedBy, sectionedBy: { _ in Unsectioned() },
+        filter: filter, sortedBy: sortedBy, sectionedBy: { _ in Unsectioned() },
         observing: observing),
       permanentSectionKey: Unsectioned(), delivery: delivery, isolation: isolation)
   }
 }
 
 extension RelationController {
-  convenience init(
-    arrayRelation relation: KeyPath<Owner, [Element]>, owner: Owner,
+  convenience init<Owner: ObservableModel, Relation: RelationCollection>(
+    _ relation: KeyPath<Owner, Relation>, owner: Owner,
     config: _Config<Element, SectionKey>, permanentSectionKey: SectionKey?,
     delivery: ObservationDelivery, isolation: (any Actor)?
-  ) throws(RelationConfigurationError) {
+  ) throws(RelationConfigurationError) where Relation.Element == Element {
     try self.init(
-      owner: owner, relation: relation, initial: .array(owner[keyPath: relation]),
+      owner: owner, relation: relation, initial: owner[keyPath: relation]._relationContent.value,
       config: config, permanentSectionKey: permanentSectionKey, delivery: delivery,
       isolation: isolation
     ) { controller in
-      // Every write, even of an equal array: identity, not `==`, decides (and no O(n) `==`).
-      // No copy of the array is kept between writes, so in-place edits of it do not copy it.
+      // Every write, even of an equal value: identity, not `==`, decides (and no O(n) `==`).
+      // No copy of the value is kept between writes, so in-place edits of it do not copy it.
       owner.observe(relation, options: [.everySet, ._keepsNoValue], delivery: .synchronous) {
         [weak controller] change in
         guard let controller else { return }
@@ -668,30 +465,7 @@ extension RelationController {
           controller._ownerEnded(deleted: true)
         } else {
           controller._enqueueRelation(
-            .relation(.array(change.newValue), hint: controller._hint()))
-        }
-      }
-    }
-  }
-
-  convenience init(
-    setRelation relation: KeyPath<Owner, Set<Element>>, owner: Owner,
-    config: _Config<Element, SectionKey>, permanentSectionKey: SectionKey?,
-    delivery: ObservationDelivery, isolation: (any Actor)?
-  ) throws(RelationConfigurationError) where Element: Hashable {
-    try self.init(
-      owner: owner, relation: relation, initial: .set(owner[keyPath: relation]),
-      config: config, permanentSectionKey: permanentSectionKey, delivery: delivery,
-      isolation: isolation
-    ) { controller in
-      owner.observe(relation, options: [.everySet, ._keepsNoValue], delivery: .synchronous) {
-        [weak controller] change in
-        guard let controller else { return }
-        if change.isDeletion {
-          controller._ownerEnded(deleted: true)
-        } else {
-          controller._enqueueRelation(
-            .relation(.set(change.newValue), hint: controller._hint()))
+            .relation(change.newValue._relationContent.value, hint: controller._hint()))
         }
       }
     }

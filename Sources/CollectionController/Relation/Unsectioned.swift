@@ -1,7 +1,7 @@
 /// The section key of a relation controller without sections: one value, so one section.
 ///
-/// A controller created without `sectionedBy:` is a `RelationController<Owner, Element,
-/// Unsectioned>`. It has exactly one section at all times, even when empty, and never reports
+/// A controller created without `sectionedBy:` is a `RelationController<Element, Unsectioned>`.
+/// It has exactly one section at all times, even when empty, and never reports
 /// that section as inserted or deleted (CMSetController created a spurious section on the first
 /// mutation of an unsectioned controller; this type makes that impossible).
 ///

@@ -84,19 +84,19 @@ final class Artist: ObservableModel {
 /// Records every change set of a controller and checks each one as it arrives: replayed with
 /// UITableView's rules onto the previous content it gives the controller's content, and
 /// `apply(to:)` agrees.
-final class ChangeLog<Owner: ObservableModel, Element: ObservableModel, Key: Hashable & Comparable>:
+final class ChangeLog<Element: ObservableModel, Key: Hashable & Comparable>:
   @unchecked Sendable
 {
   // `@unchecked Sendable`: its state is written only by the controller's deliveries, which the
   // controller serialises, and read by the test after the deliveries it waits for.
-  let controller: RelationController<Owner, Element, Key>
+  let controller: RelationController<Element, Key>
   private(set) var changes: [RelationChangeSet<Element>] = []
   private(set) var failures: [String] = []
   private var previous: [[ObjectIdentifier]]
   private var previousElements: [[Element]]
   private var subscription: ObservationToken?
 
-  init(_ controller: RelationController<Owner, Element, Key>) {
+  init(_ controller: RelationController<Element, Key>) {
     self.controller = controller
     previous = controller.snapshot.itemIdentifiers
     previousElements = controller.sections.map(\.objects)
