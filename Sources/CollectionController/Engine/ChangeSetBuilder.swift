@@ -203,8 +203,8 @@ struct _ChangeSetBuilder<Element: AnyObject, SectionKey: Hashable & Comparable> 
       let section = candidates[start].old.section
       var end = start
       while end < candidates.count && candidates[end].old.section == section { end += 1 }
-      let run = candidates[start..<end]
-      let keep = _longestIncreasingSubsequence(run.map { $0.new.row })
+      let run = Array(candidates[start..<end])
+      let keep = _keptInPlace(run)
       for (candidate, kept) in zip(run, keep) {
         if kept {
           if entries[candidate.entry].changed { updated.append((candidate.old, candidate.entry)) }
@@ -380,6 +380,43 @@ func _sortByPosition(_ rows: inout [(RowPosition, Int)]) { rows.sort { $0.0 < $1
 func _sortByDestination(_ moves: inout [_Moved]) { moves.sort { $0.to < $1.to } }
 
 func _sortedByRow(_ rows: [(Int, Int)]) -> [(Int, Int)] { rows.sorted { $0.0 < $1.0 } }
+
+/// Marks the candidates of one section (in old order) that stay unmentioned: a longest subset
+/// in consistent order among those that can join every candidate whose position is unchanged,
+/// plus all of those. So no move goes from a position to the same position (reversing three
+/// elements moves the outer two, not the middle one too), at the price, rarely, of a move
+/// more than the minimum.
+///
+/// - Complexity: O(m log m) for *m* candidates.
+func _keptInPlace(_ run: [_MoveCandidate]) -> [Bool] {
+  // In old order, so their rows increase in both orders: they agree with each other.
+  let fixedRows = run.filter { $0.old == $0.new }.map(\.old.row)
+  guard !fixedRows.isEmpty else { return _longestIncreasingSubsequence(run.map(\.new.row)) }
+  var keep = [Bool](repeating: false, count: run.count)
+  var free: [Int] = []
+  for (i, candidate) in run.enumerated() {
+    if candidate.old == candidate.new {
+      keep[i] = true
+      continue
+    }
+    // It agrees with every unchanged candidate unless one lies strictly between its rows.
+    let low = min(candidate.old.row, candidate.new.row)
+    let high = max(candidate.old.row, candidate.new.row)
+    var first = 0  // the first unchanged row above `low`
+    var last = fixedRows.count
+    while first < last {
+      let middle = (first + last) / 2
+      if fixedRows[middle] <= low { first = middle + 1 } else { last = middle }
+    }
+    if first < fixedRows.count && fixedRows[first] < high { continue }
+    free.append(i)
+  }
+  for (j, kept) in _longestIncreasingSubsequence(free.map { run[$0].new.row }).enumerated()
+  where kept {
+    keep[free[j]] = true
+  }
+  return keep
+}
 
 /// Marks a longest strictly increasing subsequence of `values`.
 ///

@@ -111,15 +111,15 @@ extension RelationController {
   /// ```
   ///
   /// - Parameter update: Changes the configuration.
-  /// - Throws: ``RelationConfigurationError`` (or what `update` throws) when the new
-  ///   configuration cannot be honoured (a predicate that throws for a current element); the
-  ///   controller and the models are then exactly as before.
+  /// - Throws: ``RelationConfigurationError`` when the new configuration cannot be honoured (a
+  ///   predicate that throws for a current element, a NaN section key, a function that reads
+  ///   no `@Observed` property); the controller and the models are then exactly as before.
   /// - Complexity: O(n log n), where *n* is the number of elements of the relation.
-  public func reconfigure<Failure: Error>(
-    _ update: (inout Configuration) throws(Failure) -> Void
-  ) throws {
+  public func reconfigure(
+    _ update: (inout Configuration) -> Void
+  ) throws(RelationConfigurationError) {
     var configuration = self.configuration
-    try update(&configuration)
+    update(&configuration)
     let config = _Config(
       filter: configuration.filter, sortedBy: configuration.sortedBy,
       sectionedBy: configuration.sectionedBy, sectionName: configuration.sectionName,
