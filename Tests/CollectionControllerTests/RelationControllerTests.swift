@@ -1018,3 +1018,26 @@ extension RelationControllerTests {
     }
   }
 }
+
+// MARK: - Removing by identity
+
+extension RelationControllerTests {
+  /// `remove(_:from:)` on an array relation removes the instance itself (not one that is `==`
+  /// to it), reports one deletion, and returns its index; an absent instance writes nothing.
+  @Test func anArrayRelationRemovesAnElementByIdentity() throws {
+    let artist = Artist(makeAlbums([("a", 1), ("b", 2), ("c", 3)]))
+    let albums = try RelationController(\.albums, of: artist, sortedBy: [SortDescriptor(\.year)])
+    let log = ChangeLog(albums)
+    let b = artist.albums[1]
+    #expect(artist.remove(b, from: \.albums) == 1)
+    #expect(albums.names() == [["a", "c"]])
+    #expect(log.last?.deletedRows == [RowPosition(section: 0, row: 1)])
+    #expect(artist.remove(b, from: \.albums) == nil)
+    #expect(log.count == 1)
+    let twins = [Twin("x"), Twin("y")]
+    artist.twins = twins
+    #expect(artist.remove(twins[1], from: \.twins) == 1)  // `==` would have picked index 0
+    #expect(artist.twins.map(\.description) == ["x"])
+    #expect(log.failures.isEmpty, "\(log.failures)")
+  }
+}

@@ -188,6 +188,29 @@ extension ObservableModel {
     return element
   }
 
+  /// Removes the first occurrence of `element` (the same instance: identity, not `==`) from the
+  /// array relation at `relation`, and returns its index.
+  ///
+  /// ```swift
+  /// artist.remove(album, from: \.albums)  // instead of remove(at: firstIndex { $0 === album }!)
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - element: The element to remove.
+  ///   - relation: The `@Observed` array of objects.
+  /// - Returns: The index it had, or `nil` (and nothing is written) if it is not in the array.
+  /// - Complexity: O(n) to find it, then as ``Binding/ObservableModel/apply(_:to:)``.
+  @discardableResult
+  public func remove<Element: AnyObject>(
+    _ element: Element, from relation: ReferenceWritableKeyPath<Self, [Element]>
+  ) -> Int? {
+    guard let index = self[keyPath: relation].firstIndex(where: { $0 === element }) else {
+      return nil
+    }
+    apply(.remove(at: index), to: relation)
+    return index
+  }
+
   /// Inserts `element` into the set relation at `relation`, if no equal element is there.
   ///
   /// Relation controllers over the set learn which object entered and update in O(log n).
