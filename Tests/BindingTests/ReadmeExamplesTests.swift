@@ -76,14 +76,22 @@ extension ReadmeExamplesTests {
     user.name = "Hedy"
     #expect(await eventually { label.text == "Hello, Hedy" })
 
+    label.bind(\.text, to: user, \.name, options: .coalesced)  // once per transaction
+    coalesce {
+      user.name = "Lise"
+      user.name = "Emmy"
+    }
+    #expect(await eventually { label.text == "Emmy" })
+
     label.unbind(\.text)
     user.name = "Joan"
     // Let the main queue run what a binding would have queued.
     await withCheckedContinuation { continuation in
       DispatchQueue.main.async { continuation.resume() }
     }
-    #expect(label.text == "Hello, Hedy")
-    #expect(label.texts.count == 4)
+    #expect(label.text == "Emmy")
+    #expect(label.texts.suffix(2) == ["Hedy", "Emmy"])  // set at once, then once for the block
+    #expect(label.texts.count == 6)
   }
 
   @Test func coalescedBatchEdits() {

@@ -22,10 +22,11 @@
 /// order guarantees that when their keys did not change). `_OrderedIndex.applyTransaction` does
 /// all three steps.
 ///
-/// The result follows UIKit's batch-update rules (see `ChangeSet`) and is minimal in moves: a
-/// touched element that stays in its section is reported as a move only when leaving it
-/// unmentioned would not put it at its new row, and among the touched elements that could stay
-/// unmentioned, a longest subset in consistent order does.
+/// The result follows UIKit's batch-update rules (see `ChangeSet`) and is nearly minimal in
+/// moves: a touched element that stays in its section is reported as a move only when leaving
+/// it unmentioned would not put it at its new row, and among the touched elements that could
+/// stay unmentioned, those whose position is unchanged and a longest subset in consistent order
+/// with them do (`_keptInPlace`: no move from a position to the same position).
 ///
 /// For a whole-relation replacement, diff the memberships by identity and touch only the
 /// elements that entered or left (plus those whose keys changed): with 1% churn at n = 10^5 that
