@@ -285,6 +285,7 @@ extension RelationController {
 
   /// Hands a change set to the delegate, the handlers and the streams, outside the lock.
   func _deliver(_ delivery: _Delivery) {
+    _contentChanged()
     let (delegate, handlers, streams) = _lock.withLock { state in
       (state.delegate, state.handlers, Array(state.streams.values))
     }

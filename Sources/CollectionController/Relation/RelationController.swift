@@ -1,6 +1,7 @@
 import Binding
 import Dispatch
 import Foundation
+import Observation
 
 /// A filtered, sorted, sectioned view of one to-many relation of one model, with change sets a
 /// table view applies as they are: NSFetchedResultsController for an `@Observed` array or set
@@ -142,6 +143,8 @@ public final class RelationController<Element: ObservableModel, SectionKey: Hash
   /// Waits for the ends of transactions for the controller, without keeping it alive.
   let _relay = _TransactionRelay()
   var _relationToken: ObservationToken?
+  /// Swift Observation's view of the content (see `_accessContent`).
+  let _registrar = ObservationRegistrar()
 
   init<Owner: ObservableModel>(
     owner: Owner, relation: AnyKeyPath, initial: _RelationValue<Element>,
@@ -215,6 +218,31 @@ extension RelationController: CustomStringConvertible {
 
 // MARK: - Content
 
+/// Swift Observation sees the content: a SwiftUI view (or `withObservationTracking`) that reads
+/// ``RelationController/sections``, ``RelationController/count``, ``RelationController/object(at:)``
+/// or any other content of the controller is told when a change set is delivered, in the
+/// delivery context, before the receivers are called; reading the controller again then gives
+/// the content of that change set. UIKit code keeps its change sets: the same controller drives
+/// both.
+///
+/// ```swift
+/// struct AlbumsView: View {
+///   let albums: RelationController<Album, Int>
+///   var body: some View {
+///     List(albums.sections, id: \.key) { section in
+///       Section(section.name) { ForEach(section.objects, id: \.self) { Text($0.title) } }
+///     }
+///   }
+/// }
+/// ```
+extension RelationController: Observable {
+  /// Tells Swift Observation that the content was read.
+  func _accessContent() { _registrar.access(self, keyPath: \.sections) }
+
+  /// Tells Swift Observation that the content changed (in the delivery context).
+  func _contentChanged() { _registrar.withMutation(of: self, keyPath: \.sections) {} }
+}
+
 extension RelationController {
   /// The sections, in key order, as values that never change afterwards.
   ///
@@ -224,6 +252,7 @@ extension RelationController {
   ///
   /// - Complexity: O(n + s), where *n* is the number of elements and *s* of sections.
   public var sections: [Section] {
+    _accessContent()
     let (content, name) = _lock.withLock { state in
       (
         (0..<state.index.sectionCount).map { _sectionContent(state, at: $0) },
@@ -243,6 +272,7 @@ extension RelationController {
   /// - Returns: The section, as a value that never changes afterwards.
   /// - Complexity: O(k), where *k* is the number of elements in the section.
   public func section(at index: Int) -> Section {
+    _accessContent()
     let (content, name) = _lock.withLock { state in
       _require(
         index >= 0 && index < state.index.sectionCount,
@@ -255,7 +285,10 @@ extension RelationController {
   /// The number of sections (exactly 1 for a controller without sections).
   ///
   /// - Complexity: O(1).
-  public var numberOfSections: Int { _lock.withLock { $0.index.sectionCount } }
+  public var numberOfSections: Int {
+    _accessContent()
+    return _lock.withLock { $0.index.sectionCount }
+  }
 
   /// The number of elements in the section at `section`.
   ///
@@ -267,7 +300,8 @@ extension RelationController {
   /// - Returns: The number of elements in the section.
   /// - Complexity: O(1).
   public func numberOfObjects(inSection section: Int) -> Int {
-    _lock.withLock { state in
+    _accessContent()
+    return _lock.withLock { state in
       _require(
         section >= 0 && section < state.index.sectionCount,
         "RelationController: section \(section) is out of range 0..<\(state.index.sectionCount)")
@@ -278,18 +312,25 @@ extension RelationController {
   /// The number of elements shown (in all sections).
   ///
   /// - Complexity: O(1).
-  public var count: Int { _lock.withLock { $0.index.count } }
+  public var count: Int {
+    _accessContent()
+    return _lock.withLock { $0.index.count }
+  }
 
   /// Whether no element is shown.
   ///
   /// - Complexity: O(1).
-  public var isEmpty: Bool { _lock.withLock { $0.index.isEmpty } }
+  public var isEmpty: Bool {
+    _accessContent()
+    return _lock.withLock { $0.index.isEmpty }
+  }
 
   /// All elements shown, section after section, in order.
   ///
   /// - Complexity: O(n), where *n* is the number of elements.
   public var objects: [Element] {
-    _lock.withLock { state in
+    _accessContent()
+    return _lock.withLock { state in
       var result: [Element] = []
       result.reserveCapacity(state.index.count)
       for section in 0..<state.index.sectionCount {
@@ -310,7 +351,8 @@ extension RelationController {
   /// - Precondition: `position` is in range (a message names it otherwise).
   /// - Complexity: O(log n), where *n* is the number of elements; no copy of the content.
   public func object(at position: RowPosition) -> Element {
-    _lock.withLock { state in
+    _accessContent()
+    return _lock.withLock { state in
       _require(
         position.section >= 0 && position.section < state.index.sectionCount
           && position.row >= 0 && position.row < state.index.count(inSection: position.section),
@@ -330,14 +372,16 @@ extension RelationController {
   /// - Returns: Its position, or `nil`.
   /// - Complexity: Expected O(log n), where *n* is the number of elements.
   public func position(of element: Element) -> RowPosition? {
-    _lock.withLock { $0.index.position(of: ObjectIdentifier(element)) }
+    _accessContent()
+    return _lock.withLock { $0.index.position(of: ObjectIdentifier(element)) }
   }
 
   /// The content as section identifiers with item identifiers (for diffable data sources).
   ///
   /// - Complexity: O(n + s), where *n* is the number of elements and *s* of sections.
   public var snapshot: Snapshot {
-    _lock.withLock { state in
+    _accessContent()
+    return _lock.withLock { state in
       let content = state.index.snapshot()
       return Snapshot(
         sectionIdentifiers: content.map { $0.sectionKey },
