@@ -13,7 +13,11 @@ import Testing
   final class Tracking: Sendable {
     let fired = _Lock(0)
     func arm(_ read: @escaping () -> Void) {
-      withObservationTracking { read() } onChange: { [fired] in fired.withLock { $0 += 1 } }
+      withObservationTracking {
+        read()
+      } onChange: { [fired] in
+        fired.withLock { $0 += 1 }
+      }
     }
     var count: Int { fired.withLock { $0 } }
   }

@@ -1,3 +1,5 @@
+import Observation
+
 /// A set of observable objects that a screen or a task depends on, reporting once per
 /// transaction when they change or are deleted, and closing the screen when one is deleted.
 ///
@@ -74,7 +76,12 @@
 ///   a batch may be delivered on the thread that is already delivering (see *Delivery*); a
 ///   handler that reads a model there is subject to the model's threading contract, as with
 ///   any asynchronous delivery.
-public final class DependencyTracker: Sendable {
+/// - Note: The tracker is `Observable`: a SwiftUI view (or `withObservationTracking`) that
+///   reads ``dependencies``, ``count``, ``isEmpty`` or ``contains(_:)`` is told when a
+///   dependency is added or removed and when a batch is delivered (a dependency changed or was
+///   deleted), in the delivery context before the handler runs. So a view that shows several
+///   models which do not adopt `ObservationBridging` refreshes when any of them changes.
+public final class DependencyTracker: Sendable, Observable {
   /// The set, the open transactions and the delivery queue.
   private let _state: _Lock<_TrackerState>
   /// Where batches are delivered (Binding's scheduler).
@@ -83,6 +90,8 @@ public final class DependencyTracker: Sendable {
   private let _receivers: _Transfer<(handler: (DependencyEvent) -> Void, onDismiss: (() -> Void)?)>
   /// Waits for the ends of transactions for the tracker, without keeping it alive.
   private let _relay = _TransactionRelay()
+  /// Swift Observation's view of the tracker: reads of the set, and what changes it.
+  private let _registrar = ObservationRegistrar()
 
   /// Creates an empty tracker that reports to `handler`.
   ///
@@ -168,6 +177,7 @@ public final class DependencyTracker: Sendable {
       return !_state.withLock { $0.discard(dependency) }
     }
     _state.withLock { $0.attach(token, to: dependency) }?.cancel()
+    _changed()
     return true
   }
 
@@ -189,6 +199,7 @@ public final class DependencyTracker: Sendable {
       state.remove(ObjectIdentifier(model)) { $0.object === model }
     }
     removed?.token?.cancel()
+    if removed != nil { _changed() }
     return removed != nil
   }
 
@@ -203,6 +214,7 @@ public final class DependencyTracker: Sendable {
   public func removeAll() {
     let removed = _state.withLock { $0.removeAll() }
     for entry in removed { entry.token?.cancel() }
+    if !removed.isEmpty { _changed() }
   }
 
   /// Whether `model` is a dependency (by identity, never by `==`).
@@ -215,6 +227,7 @@ public final class DependencyTracker: Sendable {
   /// - Returns: `true` if the tracker holds this very object.
   /// - Complexity: Expected O(1).
   public func contains(_ model: any ObservableModel) -> Bool {
+    _accessed()
     let dependency = _state.withLock { $0.entries[ObjectIdentifier(model)]?.dependency }
     return dependency?.object === model
   }
@@ -230,7 +243,8 @@ public final class DependencyTracker: Sendable {
   ///
   /// - Complexity: O(*n* log *n*), where *n* is the number of dependencies.
   public var dependencies: [any ObservableModel] {
-    _state.withLock { $0.live() }.compactMap { $0.object }
+    _accessed()
+    return _state.withLock { $0.live() }.compactMap { $0.object }
   }
 
   /// The number of dependencies.
@@ -242,7 +256,8 @@ public final class DependencyTracker: Sendable {
   /// - Complexity: O(*n*), where *n* is the number of dependencies (deallocated objects are
   ///   not counted).
   public var count: Int {
-    _state.withLock { state in state.entries.values.count { $0.dependency.isAlive } }
+    _accessed()
+    return _state.withLock { state in state.entries.values.count { $0.dependency.isAlive } }
   }
 
   /// Whether there are no dependencies.
@@ -255,6 +270,12 @@ public final class DependencyTracker: Sendable {
   public var isEmpty: Bool { count == 0 }
 
   // MARK: Recording and delivering
+
+  /// Tells Swift Observation that the set was read.
+  private func _accessed() { _registrar.access(self, keyPath: \.dependencies) }
+
+  /// Tells Swift Observation that the set, or a dependency, changed.
+  private func _changed() { _registrar.withMutation(of: self, keyPath: \.dependencies) {} }
 
   /// Records an event of a dependency in the calling thread's transaction (Binding calls this
   /// synchronously, on the thread that made the change).
@@ -297,6 +318,7 @@ public final class DependencyTracker: Sendable {
   private func _deliverNextBatch() {
     let (handler, onDismiss) = _receivers.value
     guard let batch = _state.withLock({ $0.nextBatch() }) else { return }
+    _changed()
     for deletion in batch.deletions { handler(.deleted(deletion.object.value)) }
     for update in batch.updates where !update.dependency.isRemoved {
       handler(.updated(update.object.value, update.changes.value))
