@@ -33,9 +33,10 @@ import Testing
 
     let albums = try RelationController(
       \.albums, of: artist,
-      filter: .matching { !$0.isLive },  // or a Foundation Predicate<Album>
+      filter: .matching { !$0.isLive },  // or .matching(#Predicate<Album> { ... })
       sortedBy: [SortDescriptor(\.releaseDate)],  // stable: ties keep the relation's order
       sectionedBy: { $0.decade },  // any Hashable & Comparable key
+      sectionName: { "\($0)s" },  // the sections' display names
       observing: [\.title])  // attributes whose change is an update
 
     var log: [String] = []
@@ -44,6 +45,7 @@ import Testing
         "sections +\(changes.insertedSections.count) rows +\(changes.insertedRows.count)")
     }
     #expect(albums.sections.map(\.key) == [1950, 1970])
+    #expect(albums.sections.map(\.name) == ["1950s", "1970s"])
     #expect(albums.object(at: RowPosition(section: 1, row: 0)).title == "Bitches Brew")
 
     artist.albums.append(Album("Tutu", year: 1986))  // one write, one change set

@@ -10,6 +10,7 @@
 import Binding
 import CollectionController
 import Foundation
+import Observation
 
 final class Artist: ObservableModel {
   let observation = ObservationStorage()
@@ -21,6 +22,8 @@ final class Album: ObservableModel {
   @Observed var title: String
   @Observed var year: Int
   @Observed var isLive = false
+  /// A plain stored property: nothing can observe it.
+  var decadeLabel = ""
   var decade: Int { year / 10 * 10 }
 
   init(_ title: String, _ year: Int) {
@@ -47,6 +50,7 @@ let albums = try RelationController(
   filter: .matching { !$0.isLive },
   sortedBy: [SortDescriptor(\.year)],
   sectionedBy: { $0.decade },
+  sectionName: { "the \($0)s" },
   observing: [\.title])
 
 func show(_ sections: [[String]]) {
@@ -109,3 +113,26 @@ try example("Reconfiguration: live albums too, newest first within each decade")
 }
 
 token.cancel()
+
+//: The same controller is `Observable` (Swift Observation): a SwiftUI `List` over
+//: `albums.sections` refreshes by itself on every change set, while a table view applies the
+//: change sets. `withObservationTracking` shows it here (SwiftUI re-arms it on every render).
+example("Swift Observation sees each change set too (what a SwiftUI List needs)") {
+  withObservationTracking {
+    _ = albums.sections
+  } onChange: {
+    print("Observation: the content changed; a SwiftUI view renders again")
+  }
+  artist.albums.append(Album("Encore", 2010))
+  print("sections now:", albums.sections.map(\.name).joined(separator: ", "))
+}
+
+//: A filter, sort or section function that reads a plain (non-`@Observed`) property could never
+//: see a change; the controller rejects it instead of going stale without a word.
+example("No silent failure: a sort on a property nobody can observe is rejected") {
+  do {
+    try albums.reconfigure { $0.sortedBy = [SortDescriptor(\.decadeLabel)] }
+  } catch {
+    print(error)
+  }
+}

@@ -266,11 +266,10 @@ struct _Config<Element: ObservableModel, SectionKey: Hashable & Comparable> {
   }
 
   static func readsNothingMessage(_ function: String) -> String {
-    "\(function) reads no @Observed property of \(Element.self) (nor of any object it reaches), "
-      + "so no change can ever reach it and the content would go stale without a word. Mark "
-      + "the stored properties it reads @Observed (in a class adopting ObservableModel), also "
-      + "those that never change (a sort on a key path to a `let` is accepted as it is), or "
-      + "leave out a function that reads nothing (a constant)"
+    "\(function) reads no @Observed property of \(Element.self) (nor of an object it reaches), "
+      + "so no change can reach it and the content would go stale without a word. Mark what it "
+      + "reads @Observed, also what never changes (a key-path sort on a `let` is accepted), or "
+      + "leave out a function that reads only constants"
   }
 
   /// The fingerprint of `element`'s observed attributes.
