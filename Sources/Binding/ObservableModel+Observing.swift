@@ -176,6 +176,34 @@ extension ObservableModel {
     }
   }
 
+  /// Calls a method of `target` that takes no arguments when `keyPath` changes (one key path:
+  /// no array needed).
+  ///
+  /// ```swift
+  /// user.addTarget(self, action: ProfileView.refresh, for: \.name)
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - target: The object whose method is called; held weakly.
+  ///   - action: The method, as an unapplied reference (`ProfileView.refresh`).
+  ///   - keyPath: What to observe.
+  ///   - options: Observation options.
+  ///   - delivery: Where the method runs.
+  ///   - isolation: The registering code's isolation; leave the default.
+  /// - Complexity: O(*p*) to register, where *p* is the number of properties the key path reads.
+  public func addTarget<Target: AnyObject>(
+    _ target: Target,
+    action: @escaping (Target) -> () -> Void,
+    for keyPath: PartialKeyPath<Self>,
+    options: ObservationOptions = [],
+    delivery: ObservationDelivery = .automatic,
+    isolation: (any Actor)? = #isolation
+  ) {
+    addTarget(
+      target, action: action, for: [keyPath], options: options, delivery: delivery,
+      isolation: isolation)
+  }
+
   /// Calls `action` with `target` on every change of any of `keyPaths`, with type-erased values.
   ///
   /// ```swift

@@ -62,6 +62,8 @@ public struct Observed<Value> {
   /// would build the key path object on every access.
   @inlinable
   @inline(__always)
+  // "requires that 'X' conform to 'ObservableModel'": the class X declares an @Observed
+  // property, so it must adopt ObservableModel: `final class X: ObservableModel { ... }`.
   public static subscript<Root: ObservableModel>(
     _enclosingInstance object: Root,
     wrapped wrapped: ReferenceWritableKeyPath<Root, Value>,

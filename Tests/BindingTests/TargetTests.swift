@@ -135,6 +135,23 @@ extension TargetTests {
     #expect(probe.refreshCount == 3)
   }
 
+  /// One key path needs no array (`for: \.name`, not `for: [\.name]`).
+  @Test func noArgumentMethodForOneKeyPath() {
+    let user = User()
+    let probe = Probe()
+    user.addTarget(probe, action: Probe.refresh, for: \.name)
+    user.addTarget(probe, action: Probe.refresh, for: \.address?.city, options: .initial)
+    #expect(probe.refreshCount == 1)
+    user.name = "Ada"
+    #expect(probe.refreshCount == 2)
+    user.age = 36
+    user.address = Address(city: "London")
+    #expect(probe.refreshCount == 3)
+    user.removeTarget(probe, for: \.name)
+    user.name = "Grace"
+    #expect(probe.refreshCount == 3)
+  }
+
   @Test func noArgumentMethodWithInitialIsCalledOnceNotOncePerKeyPath() {
     let user = User()
     let probe = Probe()
