@@ -64,6 +64,9 @@ enum Command: Equatable {
     return commands
   }
 
+  /// The release years the demo accepts (recorded music, give or take).
+  static let releaseYears = 1900...2099
+
   /// Parses one command.
   static func parse(_ text: String) throws(CommandError) -> Command {
     let words = text.split(whereSeparator: \.isWhitespace).map(String.init)
@@ -74,6 +77,14 @@ enum Command: Equatable {
         throw CommandError("\(verb) needs \(what): \(usage)")
       }
       return value
+    }
+    func releaseYear(_ year: Int) throws(CommandError) -> Int {
+      guard Self.releaseYears.contains(year) else {
+        throw CommandError(
+          "a release year is \(Self.releaseYears.lowerBound) to \(Self.releaseYears.upperBound), "
+            + "not \(year)")
+      }
+      return year
     }
     func noMore(_ count: Int, _ usage: String) throws(CommandError) {
       if arguments.count > count { throw CommandError("too many words for \(verb): \(usage)") }
@@ -87,7 +98,7 @@ enum Command: Equatable {
     case "year":
       let usage = "year 2 1999"
       let row = try number(0, "a row number and a year", usage)
-      let year = try number(1, "a year", usage)
+      let year = try releaseYear(number(1, "a year", usage))
       try noMore(2, usage)
       return .year(row: row, year: year)
     case "live", "studio":
@@ -100,7 +111,7 @@ enum Command: Equatable {
       guard arguments.count >= 2, let year = arguments.last.flatMap({ Int($0) }) else {
         throw CommandError("add needs a title and a year: \(usage)")
       }
-      return .add(title: arguments.dropLast().joined(separator: " "), year: year)
+      return .add(title: arguments.dropLast().joined(separator: " "), year: try releaseYear(year))
     case "remove":
       let usage = "remove 2"
       let row = try number(0, "a row number", usage)

@@ -43,6 +43,8 @@ extension CommandTests {
       ("rename 2", "rename needs a title: rename 2 New Title"),
       ("year two 1999", "year needs a row number and a year: year 2 1999"),
       ("year 2 1999 2000", "too many words for year: year 2 1999"),
+      ("year 1 -300", "a release year is 1900 to 2099, not -300"),
+      ("add Future 2150", "a release year is 1900 to 2099, not 2150"),
       ("add 1985", "add needs a title and a year: add Some Title 1985"),
       ("add Title", "add needs a title and a year: add Some Title 1985"),
       ("track 1 0", "a track lasts 1 to 99 minutes, not 0"),
