@@ -1041,3 +1041,29 @@ extension RelationControllerTests {
     #expect(log.failures.isEmpty, "\(log.failures)")
   }
 }
+
+// MARK: - Section names in change sets
+
+extension RelationControllerTests {
+  /// Every receiver's change set carries the names of the sections it inserts and deletes (what
+  /// the delegate's section callback gets), from `sectionName:` given at creation.
+  @Test func changeSetsCarryTheNamesOfInsertedAndDeletedSections() throws {
+    let artist = Artist(makeAlbums([("a", 1975), ("b", 1985)]))
+    let albums = try RelationController(
+      \.albums, of: artist, sortedBy: [SortDescriptor(\.year)], sectionedBy: { $0.decade },
+      sectionName: { "the \($0)s" })
+    let log = ChangeLog(albums)
+    #expect(albums.sections.map(\.name) == ["the 1970s", "the 1980s"])
+    coalesce {
+      artist.albums.append(Album("c", year: 2001))
+      artist.albums.remove(at: 0)
+    }
+    let changes = try #require(log.last)
+    #expect(changes.deletedSections == [0])
+    #expect(changes.deletedSectionNames == ["the 1970s"])
+    #expect(changes.insertedSections == [1])
+    #expect(changes.insertedSectionNames == ["the 2000s"])
+    #expect(albums.section(at: 1).key == 2000)
+    #expect(log.failures.isEmpty, "\(log.failures)")
+  }
+}

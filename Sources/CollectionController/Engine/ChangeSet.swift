@@ -84,6 +84,13 @@ public struct RelationChangeSet<Element> {
   /// change no content, so `apply(to:)` and the batch-update rules ignore them.
   public internal(set) var renamedSections = IndexSet()
 
+  /// The display name of each deleted section, parallel to `deletedSections` (what the
+  /// delegate's section callback gets; empty in a change set you build yourself).
+  public internal(set) var deletedSectionNames: [String] = []
+  /// The display name of each inserted section, parallel to `insertedSections`. (Its key is
+  /// the controller's `section(at:)` key when the change set is handed over.)
+  public internal(set) var insertedSectionNames: [String] = []
+
   /// The elements of each deleted section in old order, parallel to `deletedSections`.
   public internal(set) var deletedSectionElements: [[Element]] = []
   /// The elements of each inserted section in new order, parallel to `insertedSections`.

@@ -286,34 +286,36 @@ extension RelationController {
   /// Hands a change set to the delegate, the handlers and the streams, outside the lock.
   func _deliver(_ delivery: _Delivery) {
     _contentChanged()
+    // The section names are user code: asked here, in the delivery context, with no lock held.
+    var changes = delivery.changes
+    changes.deletedSectionNames = delivery.deletedSectionKeys.map(delivery.sectionName)
+    changes.insertedSectionNames = delivery.insertedSectionKeys.map(delivery.sectionName)
     let (delegate, handlers, streams) = _lock.withLock { state in
       (state.delegate, state.handlers, Array(state.streams.values))
     }
-    if let delegate { _notify(delegate, delivery) }
+    if let delegate { _notify(delegate, changes, delivery) }
     for handler in handlers {
       // Cancelled by an earlier receiver of this change set: never called again.
       guard _lock.withLock({ $0.handlers.contains { $0.id == handler.id } }) else { continue }
-      handler.call(delivery.changes)
+      handler.call(changes)
     }
-    for stream in streams { stream.yield(_Transfer(delivery.changes)) }
+    for stream in streams { stream.yield(_Transfer(changes)) }
   }
 
   func _notify(
-    _ delegate: any RelationControllerDelegate<Element, SectionKey>, _ delivery: _Delivery
+    _ delegate: any RelationControllerDelegate<Element, SectionKey>,
+    _ changes: RelationChangeSet<Element>, _ delivery: _Delivery
   ) {
-    let changes = delivery.changes
     delegate.relationControllerWillChangeContent(self)
     for (ordinal, index) in changes.deletedSections.enumerated() {
-      let key = delivery.deletedSectionKeys[ordinal]
       let section = Section(
-        key: key, name: delivery.sectionName(key),
+        key: delivery.deletedSectionKeys[ordinal], name: changes.deletedSectionNames[ordinal],
         objects: changes.deletedSectionElements[ordinal])
       delegate.relationController(self, didChange: section, atSectionIndex: index, for: .delete)
     }
     for (ordinal, index) in changes.insertedSections.enumerated() {
-      let key = delivery.insertedSectionKeys[ordinal]
       let section = Section(
-        key: key, name: delivery.sectionName(key),
+        key: delivery.insertedSectionKeys[ordinal], name: changes.insertedSectionNames[ordinal],
         objects: changes.insertedSectionElements[ordinal])
       delegate.relationController(self, didChange: section, atSectionIndex: index, for: .insert)
     }
