@@ -47,6 +47,8 @@ example("A target hears old and new values") {
   }
   user.name = "Ada"
   user.name = "Ada Lovelace"
+  user.removeTarget(screen, for: \.name)  // or let the screen go: targets are held weakly
+  user.name = "Ada L."  // no longer heard
 }
 
 example("Nested paths follow a replaced object") {
@@ -73,4 +75,5 @@ example("Coalesced edits are delivered once") {
     user.name = "G."
     user.name = "Grace Hopper"
   }
+  user.removeTarget(screen)
 }
