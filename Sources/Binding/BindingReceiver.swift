@@ -46,9 +46,10 @@ extension BindingReceiver {
   ///   - source: The model to read from.
   ///   - path: What to read (a property, a path through other models, or a computed property).
   ///   - options: ``ObservationOptions/coalesced`` sets the property once per transaction (a
-  ///     `coalesce(_:)` block), with the last value; ``ObservationOptions/everySet`` sets it
-  ///     on every write of the source. It is always set at once (``ObservationOptions/initial``
-  ///     is implied).
+  ///     `coalesce(_:)` block), with the last value; ``ObservationOptions/everySet`` applies
+  ///     the binding (and its transform) on every write of the source, even of an equal value
+  ///     (an `Equatable` property is still set only when the result differs). It is always set
+  ///     at once (``ObservationOptions/initial`` is implied).
   ///   - delivery: Where the property is set; by default, where the binding is made.
   ///   - isolation: The binding code's isolation; leave the default.
   /// - Complexity: O(*p*) to bind, where *p* is the number of properties `path` reads.
@@ -79,9 +80,10 @@ extension BindingReceiver {
   ///   - source: The model to read from.
   ///   - path: What to read.
   ///   - options: ``ObservationOptions/coalesced`` sets the property once per transaction (a
-  ///     `coalesce(_:)` block), with the last value; ``ObservationOptions/everySet`` sets it
-  ///     on every write of the source. It is always set at once (``ObservationOptions/initial``
-  ///     is implied).
+  ///     `coalesce(_:)` block), with the last value; ``ObservationOptions/everySet`` applies
+  ///     the binding (and its transform) on every write of the source, even of an equal value
+  ///     (an `Equatable` property is still set only when the result differs). It is always set
+  ///     at once (``ObservationOptions/initial`` is implied).
   ///   - delivery: Where the property is set; by default, where the binding is made.
   ///   - isolation: The binding code's isolation; leave the default.
   /// - Complexity: O(*p*) to bind, where *p* is the number of properties `path` reads.
@@ -111,9 +113,10 @@ extension BindingReceiver {
   ///   - source: The model to read from.
   ///   - path: What to read.
   ///   - options: ``ObservationOptions/coalesced`` sets the property once per transaction (a
-  ///     `coalesce(_:)` block), with the last value; ``ObservationOptions/everySet`` sets it
-  ///     on every write of the source. It is always set at once (``ObservationOptions/initial``
-  ///     is implied).
+  ///     `coalesce(_:)` block), with the last value; ``ObservationOptions/everySet`` applies
+  ///     the binding (and its transform) on every write of the source, even of an equal value
+  ///     (an `Equatable` property is still set only when the result differs). It is always set
+  ///     at once (``ObservationOptions/initial`` is implied).
   ///   - delivery: Where the property is set; by default, where the binding is made.
   ///   - isolation: The binding code's isolation; leave the default.
   ///   - transform: Turns the source's value into the receiver's.
@@ -146,9 +149,10 @@ extension BindingReceiver {
   ///   - source: The model to read from.
   ///   - path: What to read.
   ///   - options: ``ObservationOptions/coalesced`` sets the property once per transaction (a
-  ///     `coalesce(_:)` block), with the last value; ``ObservationOptions/everySet`` sets it
-  ///     on every write of the source. It is always set at once (``ObservationOptions/initial``
-  ///     is implied).
+  ///     `coalesce(_:)` block), with the last value; ``ObservationOptions/everySet`` applies
+  ///     the binding (and its transform) on every write of the source, even of an equal value
+  ///     (an `Equatable` property is still set only when the result differs). It is always set
+  ///     at once (``ObservationOptions/initial`` is implied).
   ///   - delivery: Where the property is set; by default, where the binding is made.
   ///   - isolation: The binding code's isolation; leave the default.
   ///   - transform: Turns the source's value into the receiver's.

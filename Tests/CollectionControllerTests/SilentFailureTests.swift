@@ -3,15 +3,19 @@ import CollectionController
 import Foundation
 import Testing
 
-/// A filter, sort, section function or observed attribute that reads no `@Observed` property
-/// could never see a change: the controller would go stale without a word. It is rejected when
-/// the controller is made or reconfigured, naming the function and the element type; the
-/// controller is left as it was.
+/// A filter, sort, section function or observed attribute that reads no `@Observed` property,
+/// yet depends on the element (its results differ between elements, or it sorts by a plain
+/// `var`), could never see a change: the controller would go stale without a word. It is
+/// rejected when the controller is made or reconfigured, naming the function and the element
+/// type; the controller is left as it was. A constant is accepted.
 @Suite struct SilentFailureTests {
   static let readsNothing = "reads no @Observed property of Album"
 
+  /// Three albums whose plain (unobserved) property differs.
   func makeArtist() -> Artist {
-    Artist([Album("a", year: 1990), Album("b", year: 1980), Album("c", year: 1985)])
+    let albums = [Album("a", year: 1990), Album("b", year: 1980), Album("c", year: 1985)]
+    for (index, album) in albums.enumerated() { album.plain = index }
+    return Artist(albums)
   }
 
   func message(_ body: () throws -> Void) -> String? {
@@ -112,6 +116,47 @@ import Testing
     artist.albums.append(Album("a"))
     #expect(albums.count == 1)
     let error = message { try albums.reconfigure { $0.sortedBy = [SortDescriptor(\.plain)] } }
-    #expect(error?.contains("the filter \(Self.readsNothing)") == true, "\(error ?? "")")
+    #expect(
+      error?.contains("the sort comparator 1 of 1 (on \\Album.plain) \(Self.readsNothing)") == true,
+      "\(error ?? "")")
   }
+
+  /// A function whose result is the same for every element is a constant, accepted: one
+  /// section, a filter over captured state that ignores the element for now, a comparator
+  /// that orders nothing.
+  @Test func constantFunctionsAreAccepted() throws {
+    let artist = makeArtist()
+    let oneSection = try RelationController(
+      \.albums, of: artist, sortedBy: [SortDescriptor(\.year)], sectionedBy: { _ in 0 })
+    #expect(oneSection.sections.map(\.key) == [0])
+    let query = ""
+    let searched = try RelationController(
+      \.albums, of: artist, filter: .matching { query.isEmpty || $0.name.contains(query) })
+    #expect(searched.count == 3)
+    let unordered = try RelationController(
+      \.albums, of: artist, sortedBy: [ClosureComparator { _, _ in .orderedSame }])
+    #expect(unordered.count == 3)
+  }
+
+  /// A function that reads a `let` (nothing observable) and differs between elements is
+  /// rejected too: the message says to mark it `@Observed`.
+  @Test func aFilterOnALetThatDiffersIsRejected() {
+    let error = message {
+      _ = try RelationController(\.albums, of: makeArtist(), filter: .matching { $0.name != "a" })
+    }
+    #expect(error?.contains("its results differ between the current elements") == true)
+    #expect(error?.contains("Mark what it reads @Observed (a `let` too)") == true)
+  }
+}
+
+/// A comparator of the test's own, comparing with a closure.
+struct ClosureComparator: SortComparator {
+  let compareAlbums: @Sendable (Album, Album) -> ComparisonResult
+  var order: SortOrder = .forward
+  init(_ compare: @escaping @Sendable (Album, Album) -> ComparisonResult) {
+    compareAlbums = compare
+  }
+  func compare(_ lhs: Album, _ rhs: Album) -> ComparisonResult { compareAlbums(lhs, rhs) }
+  static func == (lhs: ClosureComparator, rhs: ClosureComparator) -> Bool { true }
+  func hash(into hasher: inout Hasher) {}
 }

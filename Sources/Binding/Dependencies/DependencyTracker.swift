@@ -77,10 +77,12 @@ import Observation
 ///   handler that reads a model there is subject to the model's threading contract, as with
 ///   any asynchronous delivery.
 /// - Note: The tracker is `Observable`: a SwiftUI view (or `withObservationTracking`) that
-///   reads ``dependencies``, ``count``, ``isEmpty`` or ``contains(_:)`` is told when a
-///   dependency is added or removed and when a batch is delivered (a dependency changed or was
-///   deleted), in the delivery context before the handler runs. So a view that shows several
-///   models which do not adopt `ObservationBridging` refreshes when any of them changes.
+///   reads ``dependencies``, ``count``, ``isEmpty`` or ``contains(_:)`` is told when
+///   ``add(_:)``, ``remove(_:)`` or ``removeAll()`` changes the set (on the calling thread) and
+///   when a batch is delivered (a dependency changed or was deleted: in the delivery context,
+///   before the handler runs). So a view that shows several models which do not adopt
+///   `ObservationBridging` refreshes when any of them changes. A dependency that is
+///   deallocated leaves the set without telling it, as it leaves without an event.
 public final class DependencyTracker: Sendable, Observable {
   /// The set, the open transactions and the delivery queue.
   private let _state: _Lock<_TrackerState>
@@ -318,7 +320,10 @@ public final class DependencyTracker: Sendable, Observable {
   private func _deliverNextBatch() {
     let (handler, onDismiss) = _receivers.value
     guard let batch = _state.withLock({ $0.nextBatch() }) else { return }
-    _changed()
+    // Only when it delivers something (updates of removed dependencies are dropped).
+    if !batch.deletions.isEmpty || batch.updates.contains(where: { !$0.dependency.isRemoved }) {
+      _changed()
+    }
     for deletion in batch.deletions { handler(.deleted(deletion.object.value)) }
     for update in batch.updates where !update.dependency.isRemoved {
       handler(.updated(update.object.value, update.changes.value))

