@@ -200,6 +200,16 @@ extension RelationControllerFuzzTests {
       } catch {
         if failure == nil { failure = "transaction \(transaction): \(error)" }
       }
+      // The section names run parallel to the inserted and deleted sections; an inserted one's
+      // is its section's name now.
+      if (changes.insertedSectionNames.count != changes.insertedSections.count
+        || changes.deletedSectionNames.count != changes.deletedSections.count
+        || zip(changes.insertedSections, changes.insertedSectionNames).contains {
+          albums.section(at: $0).name != $1
+        }) && failure == nil
+      {
+        failure = "section names do not match at transaction \(transaction): \(changes)"
+      }
       // Every change set leaves the content equal to a recomputation (a write of an object that
       // several elements read, such as a label, is one transaction too).
       if !configuration.matches(current, artist.albums) && failure == nil {
