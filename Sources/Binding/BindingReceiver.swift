@@ -64,7 +64,8 @@ extension BindingReceiver {
   ) {
     _bind(
       key(), to: source, path(), read: _reader(path()), get: _reader(key()), put: _writer(key()),
-      transform: { $0 }, isEqual: ==, options: options, delivery: delivery,
+      transform: { $0 }, isEqual: ==, sourceIsEqual: { $0 == $1 }, options: options,
+      delivery: delivery,
       isolation: isolation)
   }
 
@@ -98,7 +99,8 @@ extension BindingReceiver {
   ) {
     _bind(
       key(), to: source, path(), read: _reader(path()), get: _reader(key()), put: _writer(key()),
-      transform: { Optional($0) }, isEqual: _optionalEquality(Value.self), options: options,
+      transform: { Optional($0) }, isEqual: _optionalEquality(Value.self),
+      sourceIsEqual: { $0 == $1 }, options: options,
       delivery: delivery, isolation: isolation)
   }
 
@@ -133,7 +135,8 @@ extension BindingReceiver {
   ) {
     _bind(
       key(), to: source, path(), read: _reader(path()), get: _reader(key()), put: _writer(key()),
-      transform: transform, isEqual: ==, options: options, delivery: delivery,
+      transform: transform, isEqual: ==, sourceIsEqual: _equality(of: SourceValue.self),
+      options: options, delivery: delivery,
       isolation: isolation)
   }
 
@@ -169,7 +172,8 @@ extension BindingReceiver {
   ) {
     _bind(
       key(), to: source, path(), read: _reader(path()), get: _reader(key()), put: _writer(key()),
-      transform: transform, isEqual: nil, options: options, delivery: delivery,
+      transform: transform, isEqual: nil, sourceIsEqual: _equality(of: SourceValue.self),
+      options: options, delivery: delivery,
       isolation: isolation)
   }
 
@@ -205,6 +209,7 @@ extension BindingReceiver {
     put: @escaping (Self, Value) -> Void,
     transform: @escaping (SourceValue) -> Value,
     isEqual: ((Value, Value) -> Bool)?,
+    sourceIsEqual: ((SourceValue, SourceValue) -> Bool)?,
     options: ObservationOptions,
     delivery: ObservationDelivery,
     isolation: (any Actor)?
@@ -254,9 +259,12 @@ extension BindingReceiver {
     _BindingRegistry.shared.remove(receiver: self, key: key)
     let record = source._register(
       path, read: read, options: options.subtracting(.initial), target: nil, receiver: self,
+      isEqual: sourceIsEqual,
       dispatch: dispatch)
     guard let record else { return }
-    apply(self, transform(read(source)), record.lifetime)
+    // Read through the key path, not `read`: a closure used once (by the registration) is one
+    // the optimiser can specialise for a literal key path, into a direct getter call.
+    apply(self, transform(source[keyPath: path]), record.lifetime)
     _BindingRegistry.shared.add(receiver: self, key: key, lifetime: record.lifetime)
   }
 }
