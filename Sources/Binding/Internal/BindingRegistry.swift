@@ -32,7 +32,7 @@ final class _BindingGuard {
   }
 
   /// Applies with `body`, then what came back meanwhile, until nothing new does.
-  @usableFromInline
+  @inlinable
   func apply(on thread: UInt, _ body: () -> Void, describing binding: () -> String) {
     // A compare-exchange, not a load and a store: a path through several objects can be
     // re-evaluated on two threads at once (its root written on one, an intermediate object on
