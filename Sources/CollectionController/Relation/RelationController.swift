@@ -145,6 +145,9 @@ public final class RelationController<Element: ObservableModel, SectionKey: Hash
   var _relationToken: ObservationToken?
   /// Swift Observation's view of the content (see `_accessContent`).
   let _registrar = ObservationRegistrar()
+  /// `\.sections`, made once: a key path literal in a generic class is instantiated from its
+  /// mangled pattern on every evaluation (measured: a fifth of a move at 10^5 elements).
+  let _contentKeyPath: KeyPath<RelationController, [Section]>
 
   init<Owner: ObservableModel>(
     owner: Owner, relation: AnyKeyPath, initial: _RelationValue<Element>,
@@ -159,6 +162,7 @@ public final class RelationController<Element: ObservableModel, SectionKey: Hash
     }
     try config.validate(initial.elements())
     _route = _Route(delivery, isolation: isolation)
+    _contentKeyPath = \.sections
     _owner = ObjectIdentifier(owner)
     _relation = relation
     let comparator = _ComparatorBox(config.compare)
@@ -239,10 +243,10 @@ extension RelationController: CustomStringConvertible {
 /// ```
 extension RelationController: Observable {
   /// Tells Swift Observation that the content was read.
-  func _accessContent() { _registrar.access(self, keyPath: \.sections) }
+  func _accessContent() { _registrar.access(self, keyPath: _contentKeyPath) }
 
   /// Tells Swift Observation that the content changed (in the delivery context).
-  func _contentChanged() { _registrar.withMutation(of: self, keyPath: \.sections) {} }
+  func _contentChanged() { _registrar.withMutation(of: self, keyPath: _contentKeyPath) {} }
 }
 
 extension RelationController {
