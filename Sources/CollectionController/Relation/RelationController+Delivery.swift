@@ -46,6 +46,10 @@ public enum RelationChangeType: Hashable, Sendable {
 /// albums.delegate = list
 /// ```
 ///
+/// Swift infers `Element` and `SectionKey` from the methods you implement; a conformance that
+/// implements none of them names them (`typealias Element = Album`,
+/// `typealias SectionKey = Int`).
+///
 /// - Important: A main-actor type conforms with an isolated conformance
 ///   (`extension AlbumList: @MainActor RelationControllerDelegate`) and gets a controller that
 ///   delivers on the main actor (created on the main actor, or with `delivery: .mainActor`).
