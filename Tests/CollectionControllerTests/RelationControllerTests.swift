@@ -64,6 +64,9 @@ extension RelationControllerTests {
     #expect(log.last?.deletedSections.isEmpty == true)
     #expect(log.last?.deletedRows == [RowPosition(section: 0, row: 0)])
     #expect(log.failures.isEmpty, "\(log.failures)")
+    // Its one section is named "" but prints as itself in a snapshot.
+    #expect(albums.sections.map(\.name) == [""])
+    #expect("\(albums.snapshot.sectionIdentifiers)" == "[Unsectioned()]")
   }
 
   @Test func sectionValuesNeverChangeAfterBeingHandedOut() throws {

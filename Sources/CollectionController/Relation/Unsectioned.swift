@@ -9,7 +9,9 @@
 /// let albums = try RelationController(\.albums, of: artist)
 /// albums.numberOfSections  // 1, always
 /// ```
-public struct Unsectioned: Hashable, Comparable, Sendable, CustomStringConvertible {
+public struct Unsectioned: Hashable, Comparable, Sendable, CustomStringConvertible,
+  CustomDebugStringConvertible
+{
   /// The one section key.
   public init() {}
 
@@ -23,4 +25,8 @@ public struct Unsectioned: Hashable, Comparable, Sendable, CustomStringConvertib
 
   /// The empty string (the one section's name).
   public var description: String { "" }
+
+  /// `Unsectioned()`, so that a printed snapshot shows its one section
+  /// (`sectionIdentifiers: [Unsectioned()]`, not `[]`).
+  public var debugDescription: String { "Unsectioned()" }
 }
