@@ -407,12 +407,7 @@ func _keptInPlace(_ run: [_MoveCandidate]) -> [Bool] {
     // It agrees with every unchanged candidate unless one lies strictly between its rows.
     let low = min(candidate.old.row, candidate.new.row)
     let high = max(candidate.old.row, candidate.new.row)
-    var first = 0  // the first unchanged row above `low`
-    var last = fixedRows.count
-    while first < last {
-      let middle = (first + last) / 2
-      if fixedRows[middle] <= low { first = middle + 1 } else { last = middle }
-    }
+    let first = _lowerBound(fixedRows.count) { fixedRows[$0] <= low }  // first row above `low`
     if first < fixedRows.count && fixedRows[first] < high { continue }
     free.append(i)
   }
@@ -434,16 +429,7 @@ func _longestIncreasingSubsequence<Value: Comparable>(_ values: [Value]) -> [Boo
   var tails: [Int] = []  // indices into values: tails[l] ends the best run of length l + 1
   var previous = [Int](repeating: -1, count: values.count)
   for (i, value) in values.enumerated() {
-    var low = 0
-    var high = tails.count
-    while low < high {
-      let middle = (low + high) / 2
-      if values[tails[middle]] < value {
-        low = middle + 1
-      } else {
-        high = middle
-      }
-    }
+    let low = _lowerBound(tails.count) { values[tails[$0]] < value }
     if low > 0 { previous[i] = tails[low - 1] }
     if low == tails.count {
       tails.append(i)

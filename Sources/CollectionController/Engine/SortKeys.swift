@@ -420,6 +420,8 @@ extension Decimal: _KeptComparable {}
 /// A key path to a kept `Comparable` type, opened to make its reader.
 protocol _ComparableKeyPath<Root> {
   associatedtype Root
+  /// A kept-key reader for `descriptor`, which sorts by this key path, or `nil` when it is not
+  /// one made afresh from its key path, comparator and order.
   func _reader(matching descriptor: SortDescriptor<Root>) -> _KeyReader<Root>?
 }
 
@@ -434,6 +436,7 @@ extension KeyPath: _ComparableKeyPath where Value: _KeptComparable {
 /// A key path to an optional of a kept `Comparable` type, opened to make its reader.
 protocol _OptionalComparableKeyPath<Root> {
   associatedtype Root
+  /// As `_reader(matching:)`, for a key path to an optional value.
   func _optionalReader(matching descriptor: SortDescriptor<Root>) -> _KeyReader<Root>?
 }
 

@@ -304,6 +304,7 @@ struct _Config<Element: ObservableModel, SectionKey: Hashable & Comparable> {
     return nil
   }
 
+  /// The message of a ``RelationConfigurationError`` for a function that would go stale.
   static func readsNothingMessage(_ function: (function: String, reason: String)) -> String {
     "\(function.function) reads no @Observed property of \(Element.self) (nor of an object it "
       + "reaches), yet \(function.reason): no change of what it reads can reach the controller, "
@@ -398,6 +399,7 @@ func _combine(_ value: Any, into hasher: inout Hasher) {
 /// A key path to a `Hashable` value, opened once to hash its values by their type.
 protocol _HashableKeyPath<Root> {
   associatedtype Root
+  /// A function adding the value at this key path of an element to a hasher, typed.
   func _hasher() -> (Root, inout Hasher) -> Void
 }
 

@@ -134,6 +134,8 @@ extension RelationController {
     _touch(element, distinct: distinctTouch)
   }
 
+  /// Removes the member `id`, ends its watch and touches its element (`distinctTouch`: the
+  /// caller knows it is not touched yet, as `_enter` does).
   func _leave(_ id: ObjectIdentifier, distinctTouch: Bool = false) {
     guard let member = _write({ $0.members.removeValue(forKey: id) }) else { return }
     member.watch?.end(of: _element(member), sink: _sink)
