@@ -134,6 +134,7 @@ final class _CoalescingScope {
 }
 
 /// Hears the end of a transaction (see `_afterCurrentTransaction(_:)`).
+@usableFromInline
 package protocol _TransactionObserver: AnyObject, Sendable {
   /// The transaction ended; runs on the thread that made it, with no lock of Binding's held.
   func _transactionEnded()
@@ -143,32 +144,58 @@ package protocol _TransactionObserver: AnyObject, Sendable {
 
 extension _TransactionObserver {
   /// The observer's type, for messages.
+  @usableFromInline
   package var _observerName: String { "\(type(of: self))" }
 }
 
 /// Passes the end of a transaction on to an observer held weakly, so that waiting for the end
 /// does not keep the observer alive (an observer released meanwhile hears nothing). Made once
 /// per observer, not per transaction.
+@usableFromInline
 package final class _TransactionRelay: _TransactionObserver {
-  private struct Weak {
-    weak var target: (any _TransactionObserver)?
+  /// Calls the observer's `_transactionEnded` if it is still alive, and names its type.
+  @usableFromInline
+  struct _Target: Sendable {
+    @usableFromInline let ended: @Sendable () -> Void
+    @usableFromInline let name: @Sendable () -> String?
+
+    @inlinable
+    init(ended: @escaping @Sendable () -> Void, name: @escaping @Sendable () -> String?) {
+      self.ended = ended
+      self.name = name
+    }
   }
 
   /// Guards the target, set once by its owner's initialiser.
-  private let _target = _Lock(Weak())
+  private let _target = _Lock<_Target?>(nil)
 
+  @usableFromInline
   package init() {}
 
   /// Sets the observer (once, when it is initialised).
-  package func attach(_ target: any _TransactionObserver) {
-    _target.withLock { $0.target = target }
+  ///
+  /// Generic and inlinable for the reason `_WatchSink.attach(_:)` gives: the end of a
+  /// transaction then enters the observer's code specialised for its types.
+  @inlinable
+  package func attach<Target: _TransactionObserver>(_ target: Target) {
+    _setTarget(
+      _Target(
+        ended: { [weak target] in target?._transactionEnded() },
+        name: { [weak target] in target.map { "\(type(of: $0))" } }))
   }
 
-  package func _transactionEnded() { _target.withLock { $0.target }?._transactionEnded() }
+  @usableFromInline
+  func _setTarget(_ target: _Target) {
+    _target.withLock { $0 = target }
+  }
+
+  @usableFromInline
+  package func _transactionEnded() { _target.withLock { $0 }?.ended() }
 
   /// The type of the observer it relays to, for messages.
+  @usableFromInline
   package var _observerName: String {
-    _target.withLock { $0.target }.map { "\(type(of: $0))" } ?? "a released observer"
+    _target.withLock { $0 }?.name() ?? "a released observer"
   }
 }
 
@@ -181,6 +208,7 @@ package final class _TransactionRelay: _TransactionObserver {
 /// registrations of that round, on the same thread, with no lock held. Changes it makes are
 /// delivered in further rounds, like those of a coalesced callback. Nothing is allocated per
 /// call beyond the transaction's own scope (the observer is retained until then).
+@usableFromInline
 package func _afterCurrentTransaction(_ observer: any _TransactionObserver) {
   if let scope = _openCoalescingScope() {
     scope.onEnd(observer)

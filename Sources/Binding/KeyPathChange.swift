@@ -154,6 +154,7 @@ public struct ObservationOptions: OptionSet, Hashable, Sendable {
   /// as its old value too. For observers that need only the new value of a large value (a
   /// relation controller's array), so that holding the old one does not make every in-place
   /// edit of the property copy it. Implies ``everySet`` (there is no old value to compare).
+  @usableFromInline
   package static var _keepsNoValue: ObservationOptions {
     ObservationOptions(rawValue: _keepsNoValueBit)
   }

@@ -140,6 +140,7 @@ extension ObservableModel {
   /// The value at `keyPath`, and whether reading it read exactly one `@Observed` property, of
   /// this object (a relation stored here, not a path through other objects); package:
   /// relation edits take only such a value out of its property.
+  @usableFromInline
   package func _readNotingOwnership<Value>(
     _ keyPath: KeyPath<Self, Value>
   ) -> (value: Value, isOwnProperty: Bool) {
@@ -149,6 +150,7 @@ extension ObservableModel {
 
   /// Whether the object has the state that observation allocates (a test hook, not API: a
   /// relation controller's lone watch needs none).
+  @usableFromInline
   package var _hasObservationState: Bool { observation.existing != nil }
 
   /// Announces that the model was deleted (for example, a store removed its record).

@@ -17,6 +17,7 @@ public final class ObservationToken: Sendable, Hashable {
   /// Runs `action` once when the registration ends, whoever ends it (a cancel, the token's
   /// release, the observed object's deallocation or deletion); at once if it already ended. For
   /// the package's other modules, which must hear that the object they observe is gone.
+  @usableFromInline
   package func onEnd(_ action: @escaping @Sendable () -> Void) {
     guard let lifetime = lifetimes.first else { return action() }
     lifetime.onEnd(action)
@@ -25,6 +26,7 @@ public final class ObservationToken: Sendable, Hashable {
   /// A token that runs `onCancel` once, when it is cancelled or released (for registrations
   /// that the package's other modules keep themselves, such as a relation controller's change
   /// handlers).
+  @usableFromInline
   package init(onCancel: @escaping @Sendable () -> Void) {
     let lifetime = _Lifetime()
     lifetime.onEnd(onCancel)

@@ -335,6 +335,7 @@ public final class DependencyTracker: Sendable, Observable {
 
 extension DependencyTracker: _TransactionObserver {
   /// The transaction this thread opened ended (Binding calls this on that thread).
+  @usableFromInline
   package func _transactionEnded() {
     _closeTransaction(on: _currentThreadKey())
   }

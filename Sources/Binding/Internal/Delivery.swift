@@ -66,8 +66,11 @@ package enum _Route: Sendable {
 /// or a change of a model that this context observes: sharing the model between the two is the
 /// model's documented threading contract, which the observer opted into. `CollectionController`
 /// hands its change sets and models across the same way.
+@usableFromInline
 package struct _Transfer<Value>: @unchecked Sendable {
+  @usableFromInline
   package var value: Value
+  @usableFromInline
   package init(_ value: Value) { self.value = value }
 }
 

@@ -28,8 +28,8 @@ import Synchronization
 ///
 /// Not `final`: `_ModelState` inherits it, so that an observed object's state is one allocation
 /// with its lock inline.
-@usableFromInline
 // `@unchecked Sendable`: the state is only touched with the lock held (see above).
+@usableFromInline
 package class _Lock<State>: @unchecked Sendable {
   @usableFromInline
   let _mutex = Mutex(())

@@ -96,6 +96,7 @@ let _liveRecords = Atomic<Int>(0)
 
 /// The number of registrations (observations, targets, bindings) alive in the process: a test
 /// hook for leak checks, not API.
+@usableFromInline
 package var _liveRegistrationCount: Int { _liveRecords.load(ordering: .relaxed) }
 
 /// One property a key path read, and the entry the registration put in its slot.

@@ -91,6 +91,7 @@ private let _threadStateKey: pthread_key_t = {
 /// other modules: a relation edit tells the relation's observers, which run synchronously inside
 /// the write on the same thread, what it did. The one per-thread mechanism of the package (the
 /// thread-specific key above), not a task local: everything here is synchronous.
+@usableFromInline
 package func _withThreadValue<R>(_ value: AnyObject, _ body: () throws -> R) rethrows -> R {
   let thread = _ThreadState.current
   let outer = thread.clientValue
@@ -100,4 +101,5 @@ package func _withThreadValue<R>(_ value: AnyObject, _ body: () throws -> R) ret
 }
 
 /// The value set by the innermost `_withThreadValue` running on this thread, if any.
+@usableFromInline
 package var _currentThreadValue: AnyObject? { _ThreadState.existing?.clientValue }

@@ -21,6 +21,7 @@ import Synchronization
 // before it can be released.
 
 /// Hears the watches of one sink.
+@usableFromInline
 package protocol _WatchReceiver: AnyObject, Sendable {
   /// An object that the evaluation of the element `id` read changed, or, when
   /// `elementDeleted`, the element announced its deletion. Runs on the writing thread, after
@@ -31,26 +32,58 @@ package protocol _WatchReceiver: AnyObject, Sendable {
 
 /// Where the watches of one receiver (a controller) report; it holds the receiver weakly, so
 /// a watch that fires while its receiver is being released reaches nothing.
+@usableFromInline
 package final class _WatchSink: Sendable {
-  private struct Weak {
-    weak var receiver: (any _WatchReceiver)?
+  /// Calls the receiver's `_watchFired`; `false` once the receiver is gone. (In a struct:
+  /// a closure stored directly in the generic lock would be re-abstracted, and wrapped in one
+  /// more thunk, on every access.)
+  @usableFromInline
+  struct _Receiver: Sendable {
+    @usableFromInline let fire: @Sendable (ObjectIdentifier, _ elementDeleted: Bool) -> Bool
+
+    @inlinable
+    init(fire: @escaping @Sendable (ObjectIdentifier, _ elementDeleted: Bool) -> Bool) {
+      self.fire = fire
+    }
   }
 
-  private let _receiver = _Lock(Weak())
+  private let _receiver = _Lock<_Receiver?>(nil)
 
+  @usableFromInline
   package init() {}
 
   /// Sets the receiver (once, when it is initialised).
-  package func attach(_ receiver: any _WatchReceiver) {
-    _receiver.withLock { $0.receiver = receiver }
+  ///
+  /// Generic and inlinable so that the call is made where the receiver's type is known: a
+  /// generic controller calls this from its inlinable initialiser, which the client compiles
+  /// for its own element types, so a fired watch enters code specialised for them instead of
+  /// the controller's unspecialised protocol witness.
+  @inlinable
+  package func attach<Receiver: _WatchReceiver>(_ receiver: Receiver) {
+    _setReceiver(
+      _Receiver { [weak receiver] id, elementDeleted in
+        guard let receiver else { return false }
+        receiver._watchFired(id, elementDeleted: elementDeleted)
+        return true
+      })
   }
 
-  var receiver: (any _WatchReceiver)? { _receiver.withLock { $0.receiver } }
+  @usableFromInline
+  func _setReceiver(_ receiver: _Receiver) {
+    _receiver.withLock { $0 = receiver }
+  }
+
+  /// Tells the receiver, if it is still alive, that the element `id` (or an object its
+  /// evaluation read) changed, or that the element was deleted.
+  func fire(_ id: ObjectIdentifier, elementDeleted: Bool) {
+    _ = _receiver.withLock { $0 }?.fire(id, elementDeleted)
+  }
 }
 
 /// One element's bulk registration: listed by the state of every object its last evaluation
 /// read; live until deactivated (dead entries are unlinked lazily, by the objects' next change
 /// or watch).
+@usableFromInline
 package final class _Watch: Sendable {
   let sink: _WatchSink
   /// The element's address with bit 0 set while live and bit 1 set when the evaluation read
@@ -68,33 +101,37 @@ package final class _Watch: Sendable {
   var elementBits: UInt { _bits.load(ordering: .relaxed) & ~3 }
 
   /// Ends the watch: it fires no more. Idempotent; any thread.
+  @usableFromInline
   package func deactivate() { _bits.bitwiseAnd(~1, ordering: .releasing) }
 
   /// Tells the receiver that `object`, which the evaluation read, changed or was deleted.
   func fire(_ object: AnyObject, deleted: Bool) {
     let bits = _bits.load(ordering: .acquiring)
-    guard bits & 1 != 0, let receiver = sink.receiver else { return }
+    guard bits & 1 != 0 else { return }
     let address = bits & ~3
     let isElement = UInt(bitPattern: ObjectIdentifier(object)) == address
     // `address` is `UInt(bitPattern:)` of an `ObjectIdentifier`, a single pointer-sized field,
     // so the cast rebuilds the same identifier.
-    receiver._watchFired(
+    sink.fire(
       unsafeBitCast(address, to: ObjectIdentifier.self), elementDeleted: deleted && isElement)
   }
 }
 
 /// How a controller watches one element: a `_Watch`, or a lone watch kept in the element's
 /// own observation word (see above), which the element's state may have taken over since.
+@usableFromInline
 package enum _WatchHandle: Sendable {
   case full(_Watch)
   case lone
 
   /// The listed watch, if the handle is one (`nil` for a lone watch).
+  @usableFromInline
   package var listed: _Watch? {
     if case .full(let watch) = self { watch } else { nil }
   }
 
   /// Whether two handles are the same watch.
+  @usableFromInline
   package func isSame(as other: _WatchHandle?) -> Bool {
     switch (self, other) {
     case (.full(let lhs), .full(let rhs)?): lhs === rhs
@@ -104,12 +141,14 @@ package enum _WatchHandle: Sendable {
   }
 
   /// Ends the watch (of `element`, reporting to `sink`): it fires no more. Idempotent.
+  @usableFromInline
   package func end<Element: ObservableModel>(of element: Element, sink: _WatchSink) {
     end(of: element, sink: sink, except: nil)
   }
 
   /// Ends the watch, sparing `except` (a `.lone` handle ends whichever watch of the sink reads
   /// only the element, which may be another handle's `.full` watch: name that one here).
+  @usableFromInline
   package func end<Element: ObservableModel>(
     of element: Element, sink: _WatchSink, except: _Watch?
   ) {
@@ -131,6 +170,7 @@ package enum _WatchHandle: Sendable {
 ///
 /// - Returns: The watch, or `nil` when `element` announced its deletion: it is not watched
 ///   (and `previous` is ended, with `endingPrevious`).
+@usableFromInline
 package func _watch<Root: ObservableModel>(
   _ element: Root, sink: _WatchSink, replacing previous: _WatchHandle?,
   endingPrevious: Bool = true, _ evaluate: () -> Void
@@ -170,6 +210,7 @@ package func _watch<Root: ObservableModel>(
 /// Whether evaluating `body` for `element` reads any `@Observed` property (of the element, or
 /// of an object it reaches): a function that reads none can never change its result as far as
 /// observation can tell.
+@usableFromInline
 package func _readsObservedProperty<Root: ObservableModel>(
   of element: Root, _ body: () -> Void
 ) -> Bool {
@@ -201,7 +242,7 @@ func _loneWatchLock(_ word: UInt) -> _Lock<Int> {
 func _loneWatchFired<Root: ObservableModel>(_ object: Root) -> Bool {
   guard let sink = object.observation.loneWatchSink() else { return false }
   _notifyingWrite {
-    sink.receiver?._watchFired(ObjectIdentifier(object), elementDeleted: false)
+    sink.fire(ObjectIdentifier(object), elementDeleted: false)
   }
   return true
 }

@@ -115,6 +115,7 @@ func _notifyingWrite(_ notify: () -> Void) {
 ///
 /// For edits that take a value out of its property to change it in place and write it back:
 /// the write that takes it out is not a change anyone should hear, the write back is.
+@usableFromInline
 package func _withoutNotifications<R>(_ body: () throws -> R) rethrows -> R {
   let thread = _ThreadState.currentUnmanaged
   thread._withUnsafeGuaranteedRef { $0.silentWrites += 1 }

@@ -36,6 +36,10 @@ import Foundation
 /// tableView.reloadSections(changes.renamedSections, with: .none)
 /// ```
 public struct RelationChangeSet<Element> {
+  /// An empty change set (the builder fills it).
+  @inlinable
+  init() {}
+
   /// A row that moved from an old position to a new one.
   ///
   /// ```swift
@@ -57,6 +61,7 @@ public struct RelationChangeSet<Element> {
     ///   - from: The old position.
     ///   - to: The new position.
     ///   - changed: Whether an observed attribute changed as well.
+    @inlinable
     public init(from: RowPosition, to: RowPosition, changed: Bool) {
       self.from = from
       self.to = to
@@ -68,43 +73,89 @@ public struct RelationChangeSet<Element> {
   }
 
   /// Old indexes of the sections that disappeared.
-  public internal(set) var deletedSections = IndexSet()
+  @inlinable
+  public var deletedSections: IndexSet { _deletedSections }
+  @usableFromInline
+  var _deletedSections: IndexSet = IndexSet()
   /// New indexes of the sections that appeared.
-  public internal(set) var insertedSections = IndexSet()
+  @inlinable
+  public var insertedSections: IndexSet { _insertedSections }
+  @usableFromInline
+  var _insertedSections: IndexSet = IndexSet()
   /// Old positions of the rows that left (outside deleted sections).
-  public internal(set) var deletedRows: [RowPosition] = []
+  @inlinable
+  public var deletedRows: [RowPosition] { _deletedRows }
+  @usableFromInline
+  var _deletedRows: [RowPosition] = []
   /// New positions of the rows that arrived (outside inserted sections).
-  public internal(set) var insertedRows: [RowPosition] = []
+  @inlinable
+  public var insertedRows: [RowPosition] { _insertedRows }
+  @usableFromInline
+  var _insertedRows: [RowPosition] = []
   /// Rows that changed place, old to new.
-  public internal(set) var movedRows: [Move] = []
+  @inlinable
+  public var movedRows: [Move] { _movedRows }
+  @usableFromInline
+  var _movedRows: [Move] = []
   /// Old positions of rows that stayed in place (in the batch-update sense) but changed.
-  public internal(set) var updatedRows: [RowPosition] = []
+  @inlinable
+  public var updatedRows: [RowPosition] { _updatedRows }
+  @usableFromInline
+  var _updatedRows: [RowPosition] = []
   /// New indexes of sections that were there before and after and whose display name changed
   /// (a reconfiguration of the section name): reload their headers after the batch. They
   /// change no content, so `apply(to:)` and the batch-update rules ignore them.
-  public internal(set) var renamedSections = IndexSet()
+  @inlinable
+  public var renamedSections: IndexSet { _renamedSections }
+  @usableFromInline
+  var _renamedSections: IndexSet = IndexSet()
 
   /// The display name of each deleted section, parallel to `deletedSections` (what the
   /// delegate's section callback gets).
-  public internal(set) var deletedSectionNames: [String] = []
+  @inlinable
+  public var deletedSectionNames: [String] { _deletedSectionNames }
+  @usableFromInline
+  var _deletedSectionNames: [String] = []
   /// The display name of each inserted section, parallel to `insertedSections`. (A receiver
   /// called in the delivery context reads its key with the controller's `section(at:)`.)
-  public internal(set) var insertedSectionNames: [String] = []
+  @inlinable
+  public var insertedSectionNames: [String] { _insertedSectionNames }
+  @usableFromInline
+  var _insertedSectionNames: [String] = []
 
   /// The elements of each deleted section in old order, parallel to `deletedSections`.
-  public internal(set) var deletedSectionElements: [[Element]] = []
+  @inlinable
+  public var deletedSectionElements: [[Element]] { _deletedSectionElements }
+  @usableFromInline
+  var _deletedSectionElements: [[Element]] = []
   /// The elements of each inserted section in new order, parallel to `insertedSections`.
-  public internal(set) var insertedSectionElements: [[Element]] = []
+  @inlinable
+  public var insertedSectionElements: [[Element]] { _insertedSectionElements }
+  @usableFromInline
+  var _insertedSectionElements: [[Element]] = []
   /// Parallel to `deletedRows`.
-  public internal(set) var deletedElements: [Element] = []
+  @inlinable
+  public var deletedElements: [Element] { _deletedElements }
+  @usableFromInline
+  var _deletedElements: [Element] = []
   /// Parallel to `insertedRows`.
-  public internal(set) var insertedElements: [Element] = []
+  @inlinable
+  public var insertedElements: [Element] { _insertedElements }
+  @usableFromInline
+  var _insertedElements: [Element] = []
   /// Parallel to `movedRows`.
-  public internal(set) var movedElements: [Element] = []
+  @inlinable
+  public var movedElements: [Element] { _movedElements }
+  @usableFromInline
+  var _movedElements: [Element] = []
   /// Parallel to `updatedRows`.
-  public internal(set) var updatedElements: [Element] = []
+  @inlinable
+  public var updatedElements: [Element] { _updatedElements }
+  @usableFromInline
+  var _updatedElements: [Element] = []
 
   /// Whether the change set changes nothing (the builder never returns such a change set).
+  @inlinable
   public var isEmpty: Bool {
     deletedSections.isEmpty && insertedSections.isEmpty && deletedRows.isEmpty
       && insertedRows.isEmpty && movedRows.isEmpty && updatedRows.isEmpty
@@ -116,6 +167,7 @@ extension RelationChangeSet: Sendable where Element: Sendable {}
 
 extension RelationChangeSet: CustomStringConvertible {
   /// A compact listing of the changes, for logs and test failures.
+  @inlinable
   public var description: String {
     var parts: [String] = []
     func add(_ label: String, _ items: [some CustomStringConvertible]) {
@@ -156,6 +208,7 @@ extension RelationChangeSet {
   /// - Precondition: `sections` has the shape of the content the change set was computed from.
   /// - Complexity: O(m + r log r), where *m* is the number of elements in `sections` and *r* the
   ///   number of row changes.
+  @inlinable
   public func apply<T>(to sections: inout [[T]], transform: (Element) -> T) {
     var removed: [[Bool]] = sections.map { Array(repeating: false, count: $0.count) }
     var replaced: [RowPosition: T] = [:]
@@ -240,6 +293,7 @@ extension RelationChangeSet {
   /// - Precondition: `sections` has the shape of the content the change set was computed from.
   /// - Complexity: O(m + r log r), where *m* is the number of elements in `sections` and *r* the
   ///   number of row changes.
+  @inlinable
   public func apply(to sections: inout [[Element]]) {
     apply(to: &sections) { $0 }
   }
@@ -260,6 +314,7 @@ extension RelationChangeSet {
   ///
   /// - Returns: `nil` if the change set names any section other than 0.
   /// - Complexity: O(r), where *r* is the number of changed rows.
+  @inlinable
   public func collectionDifference() -> CollectionDifference<Element>? {
     let sectionsOK =
       deletedSections.allSatisfy { $0 == 0 }

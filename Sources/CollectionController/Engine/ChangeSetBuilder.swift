@@ -1,3 +1,4 @@
+import Foundation
 /// Computes the change set of one transaction on an `_OrderedIndex`.
 ///
 /// A transaction runs in three steps:
@@ -34,30 +35,52 @@
 ///
 /// - Complexity: `touch` is expected O(log n); `finish` is O(k log n + k log k) for *k* touched
 ///   elements in an index of *n*.
+@usableFromInline
 struct _ChangeSetBuilder<Element: AnyObject, SectionKey: Hashable & Comparable> {
   /// What a touched element was before the transaction.
+  @usableFromInline
   struct _Touch {
+    @usableFromInline
     var id: ObjectIdentifier
+    @usableFromInline
     var element: Element?
+    @usableFromInline
     var oldKey: SectionKey?
+    @usableFromInline
     var old: RowPosition?
+    @usableFromInline
     var changed: Bool
+
+    @inlinable
+    init(id: ObjectIdentifier, element: Element?, oldKey: SectionKey?, old: RowPosition?, changed: Bool) {
+      self.id = id
+      self.element = element
+      self.oldKey = oldKey
+      self.old = old
+      self.changed = changed
+    }
   }
 
-  private var _touches: [_Touch] = []
-  private var _slots: [ObjectIdentifier: Int] = [:]
-  private let _version: UInt64
+  @usableFromInline
+  var _touches: [_Touch] = []
+  @usableFromInline
+  var _slots: [ObjectIdentifier: Int] = [:]
+  @usableFromInline
+  let _version: UInt64
 
   /// Begins a transaction on `index` in its state before the transaction.
+  @inlinable
   init(before index: _OrderedIndex<Element, SectionKey>) {
     _version = index._version
   }
 
   /// The keys of the sections the finished change set deletes, in the order of
   /// `deletedSections` (set by `finish(after:)`).
+  @usableFromInline
   private(set) var deletedSectionKeys: [SectionKey] = []
 
   /// The number of distinct touched elements.
+  @inlinable
   var touchedCount: Int { _touches.count }
 
   /// Records the old place of the element with identity `id` (if it is in the index).
@@ -66,6 +89,7 @@ struct _ChangeSetBuilder<Element: AnyObject, SectionKey: Hashable & Comparable> 
   ///
   /// - Precondition: `index` is the index the builder began with, not yet modified.
   /// - Complexity: Expected O(log n).
+  @inlinable
   mutating func touch(
     _ id: ObjectIdentifier, changedAttributes: Bool,
     in index: _OrderedIndex<Element, SectionKey>
@@ -90,6 +114,7 @@ struct _ChangeSetBuilder<Element: AnyObject, SectionKey: Hashable & Comparable> 
   ///   shortcut (`_finishOne`); `false` only to test that both give the same change set.
   /// - Returns: The change set, or `nil` if nothing visible changed.
   /// - Complexity: O(k log n + k log k) for *k* touched elements.
+  @inlinable
   mutating func finish(
     after index: _OrderedIndex<Element, SectionKey>, oneElementShortcut: Bool = true
   ) -> RelationChangeSet<Element>? {
@@ -129,7 +154,7 @@ struct _ChangeSetBuilder<Element: AnyObject, SectionKey: Hashable & Comparable> 
       let key = entries[i].oldKey.unsafelyUnwrapped
       if index.sectionIndex(for: key) == nil {
         deletedOld[section] = key
-        changes.deletedSections.insert(section)
+        changes._deletedSections.insert(section)
       }
     }
     // Safe: every deleted section is a key of `deletedOld`.
@@ -141,7 +166,7 @@ struct _ChangeSetBuilder<Element: AnyObject, SectionKey: Hashable & Comparable> 
       let existed = entryOfOldSection.values.contains { entries[$0].oldKey == key }
       if !existed {
         insertedNew.insert(section)
-        changes.insertedSections.insert(section)
+        changes._insertedSections.insert(section)
       }
     }
 
@@ -220,21 +245,21 @@ struct _ChangeSetBuilder<Element: AnyObject, SectionKey: Hashable & Comparable> 
     _sortByPosition(&inserted)
     _sortByDestination(&moved)
     _sortByPosition(&updated)
-    changes.deletedRows = deleted.map { $0.0 }
-    changes.deletedElements = deleted.map { entries[$0.1].element }
-    changes.insertedRows = inserted.map { $0.0 }
-    changes.insertedElements = inserted.map { entries[$0.1].element }
-    changes.movedRows = moved.map {
+    changes._deletedRows = deleted.map { $0.0 }
+    changes._deletedElements = deleted.map { entries[$0.1].element }
+    changes._insertedRows = inserted.map { $0.0 }
+    changes._insertedElements = inserted.map { entries[$0.1].element }
+    changes._movedRows = moved.map {
       RelationChangeSet<Element>.Move(from: $0.from, to: $0.to, changed: entries[$0.entry].changed)
     }
-    changes.movedElements = moved.map { entries[$0.entry].element }
-    changes.updatedRows = updated.map { $0.0 }
-    changes.updatedElements = updated.map { entries[$0.1].element }
+    changes._movedElements = moved.map { entries[$0.entry].element }
+    changes._updatedRows = updated.map { $0.0 }
+    changes._updatedElements = updated.map { entries[$0.1].element }
     // Every element of a deleted or inserted section is touched, so these lists are complete.
-    changes.deletedSectionElements = changes.deletedSections.map { section in
+    changes._deletedSectionElements = changes._deletedSections.map { section in
       _sortedByRow(deletedSectionRows[section, default: []]).map { entries[$0.1].element }
     }
-    changes.insertedSectionElements = changes.insertedSections.map { section in
+    changes._insertedSectionElements = changes._insertedSections.map { section in
       _sortedByRow(insertedSectionRows[section, default: []]).map { entries[$0.1].element }
     }
     return changes.isEmpty ? nil : changes
@@ -246,6 +271,7 @@ extension _ChangeSetBuilder {
   /// transaction): the same change set, without the bookkeeping for many (no dictionaries, no
   /// sorts, no subsequence). `ChangeSetBuilderTests/oneTouchedElementGetsTheGeneralChangeSet`
   /// checks that both give the same change set.
+  @inlinable
   mutating func _finishOne(
     _ entry: _Entry, after index: _OrderedIndex<Element, SectionKey>
   ) -> RelationChangeSet<Element>? {
@@ -254,8 +280,8 @@ extension _ChangeSetBuilder {
     var liveNew = entry.new
     if let old = entry.old, let key = entry.oldKey, index.sectionIndex(for: key) == nil {
       // Its old section disappeared with it.
-      changes.deletedSections.insert(old.section)
-      changes.deletedSectionElements = [[entry.element]]
+      changes._deletedSections.insert(old.section)
+      changes._deletedSectionElements = [[entry.element]]
       deletedSectionKeys = [key]
       liveOld = nil
     }
@@ -263,51 +289,69 @@ extension _ChangeSetBuilder {
       index.count(inSection: new.section) == 1, entry.oldKey != entry.newKey
     {
       // Its new section appeared with it (a section whose key it came from existed before).
-      changes.insertedSections.insert(new.section)
-      changes.insertedSectionElements = [[entry.element]]
+      changes._insertedSections.insert(new.section)
+      changes._insertedSectionElements = [[entry.element]]
       liveNew = nil
     }
     switch (liveOld, liveNew) {
     case (nil, nil):
       break
     case (let old?, nil):
-      changes.deletedRows = [old]
-      changes.deletedElements = [entry.element]
+      changes._deletedRows = [old]
+      changes._deletedElements = [entry.element]
     case (nil, let new?):
-      changes.insertedRows = [new]
-      changes.insertedElements = [entry.element]
+      changes._insertedRows = [new]
+      changes._insertedElements = [entry.element]
     case (let old?, let new?):
       // Alone in the transaction, it stays unmentioned only at the same row of the same
       // section (the untouched elements before it are its row on both sides).
       if entry.oldKey == entry.newKey && old.row == new.row {
         if entry.changed {
-          changes.updatedRows = [old]
-          changes.updatedElements = [entry.element]
+          changes._updatedRows = [old]
+          changes._updatedElements = [entry.element]
         }
       } else {
-        changes.movedRows = [
+        changes._movedRows = [
           RelationChangeSet<Element>.Move(from: old, to: new, changed: entry.changed)
         ]
-        changes.movedElements = [entry.element]
+        changes._movedElements = [entry.element]
       }
     }
     return changes.isEmpty ? nil : changes
   }
 
   /// A touched element present before or after the transaction.
+  @usableFromInline
   struct _Entry {
+    @usableFromInline
     var element: Element
+    @usableFromInline
     var oldKey: SectionKey?
+    @usableFromInline
     var old: RowPosition?
+    @usableFromInline
     var newKey: SectionKey?
+    @usableFromInline
     var new: RowPosition?
+    @usableFromInline
     var changed: Bool
+
+    @inlinable
+    init(element: Element, oldKey: SectionKey?, old: RowPosition?, newKey: SectionKey?, new: RowPosition?, changed: Bool) {
+      self.element = element
+      self.oldKey = oldKey
+      self.old = old
+      self.newKey = newKey
+      self.new = new
+      self.changed = changed
+    }
   }
 
   /// For each entry with a position on one side, its row minus the number of touched entries
   /// before it in the same section: the number of untouched elements before it.
   ///
   /// (A closure rather than a key path: generic key paths are instantiated at run time.)
+  @inlinable
   static func _countUntouchedBefore(
     _ entries: [_Entry], _ side: (_Entry) -> RowPosition?, into result: inout [Int]
   ) {
@@ -338,6 +382,7 @@ extension _OrderedIndex {
   ///   - placement: The section key and sequence number of an element that belongs in the index
   ///     after the transaction, or `nil` for one that does not (left the relation or the filter).
   /// - Complexity: O(k log n + k log k) for *k* touched elements.
+  @inlinable
   mutating func applyTransaction(
     touching touched: [(element: Element, changedAttributes: Bool)],
     placement: (Element) -> (sectionKey: SectionKey, sequence: UInt64)?
@@ -361,25 +406,50 @@ extension _OrderedIndex {
 /// A touched element present in the same surviving section before and after, with as many
 /// untouched elements before it on both sides: it may stay unmentioned. (Not nested in the
 /// generic builder, so that sorting these runs specialised code.)
+@usableFromInline
 struct _MoveCandidate {
+  @usableFromInline
   var entry: Int
+  @usableFromInline
   var old: RowPosition
+  @usableFromInline
   var new: RowPosition
+
+  @inlinable
+  init(entry: Int, old: RowPosition, new: RowPosition) {
+    self.entry = entry
+    self.old = old
+    self.new = new
+  }
 }
 
 /// A move, with the index of its entry.
+@usableFromInline
 struct _Moved {
+  @usableFromInline
   var from: RowPosition
+  @usableFromInline
   var to: RowPosition
+  @usableFromInline
   var entry: Int
+
+  @inlinable
+  init(from: RowPosition, to: RowPosition, entry: Int) {
+    self.from = from
+    self.to = to
+    self.entry = entry
+  }
 }
 
 // Sorts of non-generic arrays, compiled once here (see `_ChangeSetBuilder.finish`).
 
+@inlinable
 func _sortByPosition(_ rows: inout [(RowPosition, Int)]) { rows.sort { $0.0 < $1.0 } }
 
+@inlinable
 func _sortByDestination(_ moves: inout [_Moved]) { moves.sort { $0.to < $1.to } }
 
+@inlinable
 func _sortedByRow(_ rows: [(Int, Int)]) -> [(Int, Int)] { rows.sorted { $0.0 < $1.0 } }
 
 /// Marks the candidates of one section (in old order) that stay unmentioned: every candidate
@@ -393,6 +463,7 @@ func _sortedByRow(_ rows: [(Int, Int)]) -> [(Int, Int)] { rows.sorted { $0.0 < $
 /// per reorder of 100 rows or more).
 ///
 /// - Complexity: O(m log m) for *m* candidates.
+@inlinable
 func _keptInPlace(_ run: [_MoveCandidate]) -> [Bool] {
   // In old order, so their rows increase in both orders: they agree with each other.
   let fixedRows = run.filter { $0.old == $0.new }.map(\.old.row)
@@ -421,6 +492,7 @@ func _keptInPlace(_ run: [_MoveCandidate]) -> [Bool] {
 /// Marks a longest strictly increasing subsequence of `values`.
 ///
 /// - Complexity: O(m log m) for *m* values.
+@inlinable
 func _longestIncreasingSubsequence<Value: Comparable>(_ values: [Value]) -> [Bool] {
   // Already increasing (the common case: elements removed and inserted, none reordered): O(n).
   if zip(values, values.dropFirst()).allSatisfy({ $0 < $1 }) {

@@ -1,21 +1,27 @@
+import Foundation
 /// An open-addressing hash table (linear probing) from object identities to `Int32` slot
 /// numbers of a pool that the owner keeps: the key of a bucket is the identity of what its slot
 /// holds, read through the `identity` closure each operation takes, so a bucket costs 4 bytes
 /// instead of the 16 of an `[ObjectIdentifier: Int32]` entry. Deletion shifts later entries
 /// back (no tombstones), so lookups never degrade with churn. The load factor stays at most 3/4.
+@usableFromInline
 struct _IdentityTable {
   /// Slot numbers, `-1` for an empty bucket; the count is 0 or a power of two.
+  @usableFromInline
   private(set) var buckets: ContiguousArray<Int32> = []
-  private var shift: UInt64 = 64
+  @usableFromInline
+  var shift: UInt64 = 64
 
   @inline(__always)
-  private func bucket(ofBits bits: UInt) -> Int {
+  @inlinable
+  func bucket(ofBits bits: UInt) -> Int {
     // Fibonacci hashing: multiply by 2^64 / golden ratio, keep the top bits.
     Int(truncatingIfNeeded: (UInt64(bits) &* 0x9E37_79B9_7F4A_7C15) >> shift)
   }
 
   /// The slot whose identity is `bits`, or `-1`.
   @inline(__always)
+  @inlinable
   func find(_ bits: UInt, identity: (Int32) -> UInt) -> Int32 {
     if buckets.isEmpty { return -1 }
     let mask = buckets.count - 1
@@ -28,6 +34,7 @@ struct _IdentityTable {
   }
 
   /// Adds `slot`, the table then mapping `count` slots (growing when it would be overloaded).
+  @inlinable
   mutating func insert(_ slot: Int32, count: Int, identity: (Int32) -> UInt) {
     if count * 4 > buckets.count * 3 {
       rehash(minimumCapacity: count, identity: identity)
@@ -35,7 +42,8 @@ struct _IdentityTable {
     place(slot, identity: identity)
   }
 
-  private mutating func place(_ slot: Int32, identity: (Int32) -> UInt) {
+  @inlinable
+  mutating func place(_ slot: Int32, identity: (Int32) -> UInt) {
     let mask = buckets.count - 1
     var bucket = bucket(ofBits: identity(slot))
     while buckets[bucket] >= 0 {
@@ -45,6 +53,7 @@ struct _IdentityTable {
   }
 
   /// Removes `slot`, whose identity is `bits`.
+  @inlinable
   mutating func remove(_ slot: Int32, bits: UInt, identity: (Int32) -> UInt) {
     let mask = buckets.count - 1
     var hole = bucket(ofBits: bits)
@@ -68,6 +77,7 @@ struct _IdentityTable {
   }
 
   /// Makes room for `minimumCapacity` slots at a load factor of at most 3/4, if there is none.
+  @inlinable
   mutating func reserveCapacity(_ minimumCapacity: Int, identity: (Int32) -> UInt) {
     if minimumCapacity * 4 > buckets.count * 3 {
       rehash(minimumCapacity: minimumCapacity, identity: identity)
@@ -75,7 +85,8 @@ struct _IdentityTable {
   }
 
   /// Rebuilds the table with room for `minimumCapacity` slots at a load factor of at most 3/4.
-  private mutating func rehash(minimumCapacity: Int, identity: (Int32) -> UInt) {
+  @inlinable
+  mutating func rehash(minimumCapacity: Int, identity: (Int32) -> UInt) {
     var capacity = 16
     var shift: UInt64 = 60
     while minimumCapacity * 4 > capacity * 3 {
@@ -91,8 +102,15 @@ struct _IdentityTable {
   }
 
   /// Empties the table.
+  @inlinable
   mutating func removeAll() {
     buckets = []
     shift = 64
+  }
+
+  @inlinable
+  init(buckets: ContiguousArray<Int32> = [], shift: UInt64 = 64) {
+    self.buckets = buckets
+    self.shift = shift
   }
 }

@@ -1,3 +1,4 @@
+import Foundation
 extension _OrderedIndex {
   #if COLLECTION_CONTROLLER_INTERNAL_CHECKS
     /// Traps unless every structural invariant holds: section keys strictly increasing, no empty
@@ -8,6 +9,7 @@ extension _OrderedIndex {
     /// Compiled only with `-D COLLECTION_CONTROLLER_INTERNAL_CHECKS` (see Package.swift).
     ///
     /// - Complexity: O(n + s + b), where *b* is the number of identity-table buckets.
+    @inlinable
     func _checkInvariants(order checksOrder: Bool = true) {
       var total = 0
       for (index, section) in _sections.enumerated() {
@@ -82,7 +84,8 @@ extension _OrderedIndex {
     }
 
     /// Checks links, sizes and priorities below `root`; returns the subtree size.
-    private func _checkSubtree(_ root: Int32) -> Int {
+    @inlinable
+    func _checkSubtree(_ root: Int32) -> Int {
       var size = 1
       for child in [_nodes[Int(root)].left, _nodes[Int(root)].right] where child >= 0 {
         precondition(_nodes[Int(child)].parent == root, "bad parent link")
@@ -96,6 +99,7 @@ extension _OrderedIndex {
   #else
     /// Does nothing: build with `-D COLLECTION_CONTROLLER_INTERNAL_CHECKS` to check invariants.
     @inline(__always)
+    @inlinable
     func _checkInvariants(order checksOrder: Bool = true) {}
   #endif
 }

@@ -1,17 +1,31 @@
+import Foundation
 // Building an index in bulk: one sort and a linear load, instead of one insertion (and its
 // O(log n) comparisons and rotations) per element.
 
 extension _OrderedIndex {
   /// The elements of a bulk load in their final order, grouped into sections: what
   /// `prepareLoad` computes (comparisons, user code) with no lock held, for `load` to build.
+  @usableFromInline
   struct Load {
+    @usableFromInline
     var elements: [Element]
+    @usableFromInline
     var sequences: [UInt64]
     /// The positions in `elements` in index order.
+    @usableFromInline
     var order: [Int32]
     /// The sections in key order: each key with its range in `order`, and whether it is the
     /// permanent section (which may be empty).
+    @usableFromInline
     var sections: [(key: SectionKey, range: Range<Int>, isPermanent: Bool)]
+
+    @inlinable
+    init(elements: [Element], sequences: [UInt64], order: [Int32], sections: [(key: SectionKey, range: Range<Int>, isPermanent: Bool)]) {
+      self.elements = elements
+      self.sequences = sequences
+      self.order = order
+      self.sections = sections
+    }
   }
 
   /// Orders `elements` for a bulk load into this index, which must be empty and keep its sort
@@ -23,6 +37,7 @@ extension _OrderedIndex {
   /// Changes nothing the index's readers see: kept keys are the index writer's own.
   ///
   /// - Complexity: O(n log n) comparisons.
+  @inlinable
   func prepareLoad(
     _ elements: [Element], sectionKeys: [SectionKey], sequences: [UInt64]
   ) -> Load {
@@ -98,6 +113,7 @@ extension _OrderedIndex {
   /// them one by one would give.
   ///
   /// - Complexity: O(n + s).
+  @inlinable
   mutating func load(_ load: Load) {
     precondition(count == 0, "a bulk load needs an empty index")
     _nodes.removeAll(keepingCapacity: true)
@@ -143,7 +159,8 @@ extension _OrderedIndex {
   }
 
   /// Sets the size of `node` from its children's (which are final).
-  private mutating func _finishSize(_ node: Int32) {
+  @inlinable
+  mutating func _finishSize(_ node: Int32) {
     _nodes[Int(node)].size = _childSizes(Int(node)) + 1
   }
 }

@@ -51,37 +51,60 @@ import Foundation
 ///
 /// At 10^6 the cost is cache misses: about 25 tree levels of nodes plus the element read by each
 /// comparison. (Bytes per element swing with array growth: 39–43 after `reserveCapacity(n)`.)
+@usableFromInline
 struct _OrderedIndex<Element: AnyObject, SectionKey: Hashable & Comparable> {
   /// Compares two elements by their live sort keys; `.orderedSame` falls back to sequence numbers.
+  @usableFromInline
   typealias Comparator = (Element, Element) -> ComparisonResult
 
   /// A section: its key and the root slot of its tree (`-1` when empty).
+  @usableFromInline
   struct _Section {
+    @usableFromInline
     var key: SectionKey
+    @usableFromInline
     var root: Int32
     /// Whether it is the permanent section (known without comparing keys, so that removing an
     /// element never runs the key type's `==`, which may be user code).
+    @usableFromInline
     var isPermanent = false
+
+    @inlinable
+    init(key: SectionKey, root: Int32, isPermanent: Bool = false) {
+      self.key = key
+      self.root = root
+      self.isPermanent = isPermanent
+    }
   }
 
+  @usableFromInline
   let _comparator: Comparator
   /// The kept sort keys, when the order can be compared from them (then `_comparator` is used
   /// only to check invariants); replaced only while the index holds no element.
+  @usableFromInline
   var keys: _SortKeys<Element>?
   /// The key of the section that exists even when it holds no element, if any.
+  @usableFromInline
   let permanentSectionKey: SectionKey?
   /// The tree links of every slot (a plain, non-generic struct, so that walking the trees
   /// copies no element and needs no generic metadata, even in unspecialised code).
+  @usableFromInline
   var _nodes: ContiguousArray<_IndexNode> = []
   /// The element of every slot, `nil` for a free slot (parallel to `_nodes`).
+  @usableFromInline
   var _elements: ContiguousArray<Element?> = []
+  @usableFromInline
   var _freeHead: Int32 = -1
+  @usableFromInline
   var _sections: ContiguousArray<_Section> = []
   /// Identity table: element identities to slots.
+  @usableFromInline
   var _table = _IdentityTable()
   /// The number of elements.
+  @usableFromInline
   var count = 0
   /// Incremented by every mutation; lets a change-set builder check that it saw the old content.
+  @usableFromInline
   var _version: UInt64 = 0
 
   /// Creates an empty index.
@@ -90,6 +113,7 @@ struct _OrderedIndex<Element: AnyObject, SectionKey: Hashable & Comparable> {
   ///   - permanentSectionKey: The key of a section that exists even when empty (pass the constant
   ///     key of an unsectioned controller), or `nil` for sections that come and go with elements.
   ///   - comparator: Orders two elements of one section by their live sort keys.
+  @inlinable
   init(permanentSectionKey: SectionKey? = nil, comparator: @escaping Comparator) {
     self._comparator = comparator
     self.permanentSectionKey = permanentSectionKey
@@ -99,12 +123,14 @@ struct _OrderedIndex<Element: AnyObject, SectionKey: Hashable & Comparable> {
   }
 
   /// Reserves room for `capacity` elements so that growth does not reallocate.
+  @inlinable
   mutating func reserveCapacity(_ capacity: Int) {
     _nodes.reserveCapacity(capacity)
     _elements.reserveCapacity(capacity)
     _reserveTable(capacity)
   }
 
+  @inlinable
   var isEmpty: Bool { count == 0 }
 }
 
@@ -114,11 +140,13 @@ extension _OrderedIndex {
   /// The number of sections, in key order.
   ///
   /// - Complexity: O(1).
+  @inlinable
   var sectionCount: Int { _sections.count }
 
   /// The key of the section at `section`.
   ///
   /// - Complexity: O(1).
+  @inlinable
   func sectionKey(at section: Int) -> SectionKey {
     _sections[section].key
   }
@@ -126,11 +154,13 @@ extension _OrderedIndex {
   /// The keys of all sections, in order.
   ///
   /// - Complexity: O(s), where *s* is the number of sections.
+  @inlinable
   var sectionKeys: [SectionKey] { _sections.map { $0.key } }
 
   /// The index of the section with `key`, or `nil` if no such section exists.
   ///
   /// - Complexity: O(log s) key comparisons, where *s* is the number of sections.
+  @inlinable
   func sectionIndex(for key: SectionKey) -> Int? {
     let i = _sectionLowerBound(key)
     return i < _sections.count && _sections[i].key == key ? i : nil
@@ -139,6 +169,7 @@ extension _OrderedIndex {
   /// The number of elements in the section at `section`.
   ///
   /// - Complexity: O(1).
+  @inlinable
   func count(inSection section: Int) -> Int {
     Int(_size(_sections[section].root))
   }
@@ -146,6 +177,7 @@ extension _OrderedIndex {
   /// Whether the element with identity `id` is in the index.
   ///
   /// - Complexity: Expected O(1).
+  @inlinable
   func contains(_ id: ObjectIdentifier) -> Bool {
     _find(id) >= 0
   }
@@ -153,6 +185,7 @@ extension _OrderedIndex {
   /// The element with identity `id`, or `nil`.
   ///
   /// - Complexity: Expected O(1).
+  @inlinable
   func element(for id: ObjectIdentifier) -> Element? {
     let slot = _find(id)
     return slot < 0 ? nil : _elements[Int(slot)]
@@ -161,6 +194,7 @@ extension _OrderedIndex {
   /// The sequence number the element with identity `id` was inserted with, or `nil`.
   ///
   /// - Complexity: Expected O(1).
+  @inlinable
   func sequence(for id: ObjectIdentifier) -> UInt64? {
     let slot = _find(id)
     return slot < 0 ? nil : _nodes[Int(slot)].sequence
@@ -169,6 +203,7 @@ extension _OrderedIndex {
   /// The position of the element with identity `id`, or `nil` if it is not in the index.
   ///
   /// - Complexity: Expected O(log n), without comparisons.
+  @inlinable
   func position(of id: ObjectIdentifier) -> RowPosition? {
     let slot = _find(id)
     return slot < 0 ? nil : _position(ofSlot: slot)
@@ -177,6 +212,7 @@ extension _OrderedIndex {
   /// The element at `row` of the section at `section`.
   ///
   /// - Complexity: Expected O(log n).
+  @inlinable
   func element(atSection section: Int, row: Int) -> Element {
     precondition(
       section >= 0 && section < _sections.count, "section \(section) out of range")
@@ -199,6 +235,7 @@ extension _OrderedIndex {
   /// The element at `position`.
   ///
   /// - Complexity: Expected O(log n).
+  @inlinable
   func element(at position: RowPosition) -> Element {
     element(atSection: position.section, row: position.row)
   }
@@ -206,6 +243,7 @@ extension _OrderedIndex {
   /// Calls `body` with each element of the section at `section`, in order.
   ///
   /// - Complexity: O(k), where *k* is the number of elements in the section.
+  @inlinable
   func forEach(inSection section: Int, _ body: (Element) throws -> Void) rethrows {
     var node = _leftmost(_sections[section].root)
     while node >= 0 {
@@ -217,6 +255,7 @@ extension _OrderedIndex {
   /// The elements of the section at `section`, in order.
   ///
   /// - Complexity: O(k), where *k* is the number of elements in the section.
+  @inlinable
   func elements(inSection section: Int) -> [Element] {
     var result: [Element] = []
     result.reserveCapacity(count(inSection: section))
@@ -227,6 +266,7 @@ extension _OrderedIndex {
   /// The content as arrays of elements, one per section.
   ///
   /// - Complexity: O(n + s).
+  @inlinable
   var sections: [[Element]] {
     (0..<_sections.count).map { elements(inSection: $0) }
   }
@@ -234,6 +274,7 @@ extension _OrderedIndex {
   /// The content as section keys with element identities, the shape a diffable data source takes.
   ///
   /// - Complexity: O(n + s).
+  @inlinable
   func snapshot() -> [(sectionKey: SectionKey, identifiers: [ObjectIdentifier])] {
     (0..<_sections.count).map { section in
       var identifiers: [ObjectIdentifier] = []
@@ -255,6 +296,7 @@ extension _OrderedIndex {
   ///
   /// - Precondition: The element is not in the index.
   /// - Complexity: Expected O(log n) comparisons, plus O(s) when the section is new.
+  @inlinable
   mutating func insert(_ element: Element, sectionKey: SectionKey, sequence: UInt64) {
     let point = insertionPoint(for: element, sectionKey: sectionKey, sequence: sequence)
     insert(element, sequence: sequence, at: point)
@@ -265,17 +307,32 @@ extension _OrderedIndex {
   /// Found by comparisons alone, with no change to the index, so that the comparator (user code)
   /// can run while no lock is held: an index whose only writer finds the point and then inserts
   /// at it (with its lock held) needs no lock for the search.
+  @usableFromInline
   struct InsertionPoint {
     /// The section's key.
+    @usableFromInline
     var sectionKey: SectionKey
     /// The section's index, or `nil` when the section does not exist yet.
+    @usableFromInline
     var section: Int?
     /// Where a new section goes (its index after insertion), when `section` is `nil`.
+    @usableFromInline
     var newSection: Int
     /// The node the element hangs from, or -1 when the section is empty or new.
+    @usableFromInline
     var parent: Int32
     /// Whether it hangs as `parent`'s left child.
+    @usableFromInline
     var goesLeft: Bool
+
+    @inlinable
+    init(sectionKey: SectionKey, section: Int?, newSection: Int, parent: Int32, goesLeft: Bool) {
+      self.sectionKey = sectionKey
+      self.section = section
+      self.newSection = newSection
+      self.parent = parent
+      self.goesLeft = goesLeft
+    }
   }
 
   /// Finds where `element` goes, comparing it with the section's elements; changes nothing.
@@ -283,6 +340,7 @@ extension _OrderedIndex {
   /// The point is valid until the index is next changed.
   ///
   /// - Complexity: Expected O(log n) comparisons, plus O(log s) key comparisons.
+  @inlinable
   func insertionPoint(
     for element: Element, sectionKey: SectionKey, sequence: UInt64
   ) -> InsertionPoint {
@@ -313,6 +371,7 @@ extension _OrderedIndex {
   ///
   /// - Precondition: The element is not in the index.
   /// - Complexity: Expected O(log n), plus O(s) when the section is new.
+  @inlinable
   mutating func insert(_ element: Element, sequence: UInt64, at point: InsertionPoint) {
     precondition(_find(ObjectIdentifier(element)) < 0, "the element is already in the index")
     precondition(count < Int(Int32.max) - 1, "too many elements for 32-bit node links")
@@ -364,6 +423,7 @@ extension _OrderedIndex {
   ///   the removal deletes the section.
   /// - Complexity: Expected O(log n), plus O(s) when the section disappears.
   @discardableResult
+  @inlinable
   mutating func remove(_ id: ObjectIdentifier) -> (sectionKey: SectionKey, position: RowPosition)? {
     let slot = _find(id)
     guard slot >= 0 else { return nil }
@@ -412,6 +472,7 @@ extension _OrderedIndex {
   /// - Returns: Whether the element is in the index.
   /// - Complexity: Expected O(1).
   @discardableResult
+  @inlinable
   mutating func setSequence(_ id: ObjectIdentifier, to sequence: UInt64) -> Bool {
     let slot = _find(id)
     guard slot >= 0 else { return false }
@@ -422,6 +483,7 @@ extension _OrderedIndex {
   /// Removes every element, keeping the permanent section if there is one.
   ///
   /// - Complexity: O(n).
+  @inlinable
   mutating func removeAll() {
     _nodes.removeAll()
     _elements.removeAll()
@@ -443,17 +505,20 @@ extension _OrderedIndex {
   /// The sizes of the children of the node at `slot`, added; reads `_nodes` only (calling a
   /// method of the generic index from a mutating one copies the whole index).
   @inline(__always)
+  @inlinable
   mutating func _childSizes(_ slot: Int) -> Int32 {
     let (left, right) = (_nodes[slot].left, _nodes[slot].right)
     return (left < 0 ? 0 : _nodes[Int(left)].size) + (right < 0 ? 0 : _nodes[Int(right)].size)
   }
 
   @inline(__always)
+  @inlinable
   func _size(_ node: Int32) -> Int32 {
     node < 0 ? 0 : _nodes[Int(node)].size
   }
 
   @inline(__always)
+  @inlinable
   func _element(_ node: Int32) -> Element {
     // Safe: only occupied slots (which always hold an element) are linked into trees and the table.
     _elements[Int(node)]!
@@ -461,6 +526,7 @@ extension _OrderedIndex {
 
   /// A fixed pseudo-random priority per slot (the SplitMix64 finalizer, a bijection: no ties).
   @inline(__always)
+  @inlinable
   static func _priority(_ slot: Int32) -> UInt64 {
     var z = UInt64(UInt32(bitPattern: slot)) &+ 0x9E37_79B9_7F4A_7C15
     z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -470,6 +536,7 @@ extension _OrderedIndex {
 
   /// Whether an element with `sequence` orders before the element at `node`.
   @inline(__always)
+  @inlinable
   func _orders(_ element: Element, _ sequence: UInt64, before node: Int32) -> Bool {
     let order =
       if let keys { keys.compareStaged(with: node) } else { _comparator(element, _element(node)) }
@@ -480,6 +547,7 @@ extension _OrderedIndex {
     }
   }
 
+  @inlinable
   func _position(ofSlot slot: Int32) -> RowPosition {
     var row = _size(_nodes[Int(slot)].left)
     var node = slot
@@ -495,6 +563,7 @@ extension _OrderedIndex {
   }
 
   /// Rotates `node` above its parent, keeping sizes, parent links and section roots right.
+  @inlinable
   mutating func _rotateUp(_ node: Int32) {
     let x = Int(node)
     let parent = _nodes[x].parent
@@ -526,6 +595,7 @@ extension _OrderedIndex {
     _nodes[p].size = _childSizes(p) + 1
   }
 
+  @inlinable
   func _leftmost(_ root: Int32) -> Int32 {
     var node = root
     if node < 0 { return -1 }
@@ -533,6 +603,7 @@ extension _OrderedIndex {
     return node
   }
 
+  @inlinable
   func _successor(_ start: Int32) -> Int32 {
     let right = _nodes[Int(start)].right
     if right >= 0 { return _leftmost(right) }
@@ -545,6 +616,7 @@ extension _OrderedIndex {
     return parent >= 0 ? parent : -1
   }
 
+  @inlinable
   mutating func _allocate(_ element: Element, sequence: UInt64) -> Int32 {
     let node = _IndexNode(
       identity: UInt(bitPattern: ObjectIdentifier(element)), sequence: sequence, left: -1,
@@ -561,6 +633,7 @@ extension _OrderedIndex {
     return Int32(_nodes.count - 1)
   }
 
+  @inlinable
   mutating func _free(_ slot: Int32) {
     _nodes[Int(slot)] = _IndexNode(
       identity: 0, sequence: 0, left: _freeHead, right: -1, parent: -1, size: 0)
@@ -569,11 +642,13 @@ extension _OrderedIndex {
   }
 
   /// The first section index whose key is not less than `key`.
+  @inlinable
   func _sectionLowerBound(_ key: SectionKey) -> Int {
     _lowerBound(_sections.count) { _sections[$0].key < key }
   }
 
   /// Traps with a message unless `key`, the section key of `element`, is equal to itself.
+  @inlinable
   static func _requireTotallyOrdered(_ key: SectionKey, of element: Element) {
     _require(
       key == key,
@@ -583,6 +658,7 @@ extension _OrderedIndex {
   }
 
   /// Stores `~sectionIndex` in the parent link of each root from `first` on.
+  @inlinable
   mutating func _retagRoots(from first: Int) {
     for section in first..<_sections.count {
       let root = _sections[section].root
@@ -593,6 +669,7 @@ extension _OrderedIndex {
 
 /// The first index in `0..<count` for which `isBelow` is false, given that it is true for a
 /// prefix of the range and false after (a binary search).
+@inlinable
 func _lowerBound(_ count: Int, _ isBelow: (Int) -> Bool) -> Int {
   var low = 0
   var high = count
@@ -604,13 +681,30 @@ func _lowerBound(_ count: Int, _ isBelow: (Int) -> Bool) -> Int {
 }
 
 /// One tree node of `_OrderedIndex`, or one free slot (then `left` links the free list).
+@usableFromInline
 struct _IndexNode {
   /// The bits of the element's `ObjectIdentifier` (0 for a free slot).
+  @usableFromInline
   var identity: UInt
+  @usableFromInline
   var sequence: UInt64
+  @usableFromInline
   var left: Int32
+  @usableFromInline
   var right: Int32
   /// The parent slot, or for a root `~sectionIndex` (always negative).
+  @usableFromInline
   var parent: Int32
+  @usableFromInline
   var size: Int32
+
+  @inlinable
+  init(identity: UInt, sequence: UInt64, left: Int32, right: Int32, parent: Int32, size: Int32) {
+    self.identity = identity
+    self.sequence = sequence
+    self.left = left
+    self.right = right
+    self.parent = parent
+    self.size = size
+  }
 }

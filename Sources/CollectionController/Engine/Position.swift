@@ -22,6 +22,7 @@ public struct RowPosition: Hashable, Comparable, Sendable, CustomStringConvertib
   /// - Parameters:
   ///   - section: The index of the section.
   ///   - row: The index of the row inside the section.
+  @inlinable
   public init(section: Int, row: Int) {
     self.section = section
     self.row = row
@@ -31,6 +32,7 @@ public struct RowPosition: Hashable, Comparable, Sendable, CustomStringConvertib
   ///
   /// - Parameter indexPath: An index path of exactly two indexes.
   /// - Precondition: `indexPath.count == 2`.
+  @inlinable
   public init(_ indexPath: IndexPath) {
     _require(
       indexPath.count == 2, "RowPosition needs an IndexPath of 2 indexes, got \(indexPath)")
@@ -43,6 +45,7 @@ public struct RowPosition: Hashable, Comparable, Sendable, CustomStringConvertib
   ///   - lhs: A position.
   ///   - rhs: Another position.
   /// - Returns: Whether `lhs` comes before `rhs`.
+  @inlinable
   public static func < (lhs: RowPosition, rhs: RowPosition) -> Bool {
     lhs.section != rhs.section ? lhs.section < rhs.section : lhs.row < rhs.row
   }
@@ -55,6 +58,7 @@ extension IndexPath {
   /// Creates the two-index path `[section, row]` of `position` (what UIKit and AppKit take).
   ///
   /// - Parameter position: The position to convert.
+  @inlinable
   public init(_ position: RowPosition) {
     self.init(indexes: [position.section, position.row])
   }

@@ -16,20 +16,26 @@ import Foundation
 /// the common key types (`Int`, `Double`, `String` and their optionals) are kept in stores
 /// written for their type, so that comparing them runs no generic code; other types are kept
 /// in a generic store.
+@usableFromInline
 final class _SortKeys<Element> {
   /// What reads each key of an element, one per descriptor, first decides.
+  @usableFromInline
   let readers: [_KeyReader<Element>]
   /// Where each key is kept, parallel to `readers`.
+  @usableFromInline
   let stores: ContiguousArray<any _KeyStore>
   /// The identity of the staged element, checked when it is kept.
-  private var _staged: ObjectIdentifier?
+  @usableFromInline
+  var _staged: ObjectIdentifier?
 
+  @inlinable
   init(_ readers: [_KeyReader<Element>]) {
     self.readers = readers
     stores = ContiguousArray(readers.map(\.keys))
   }
 
   /// Kept keys for `comparators`, or `nil` when one of them cannot be specialised (see above).
+  @inlinable
   static func make(_ comparators: [any SortComparator<Element>]) -> _SortKeys? {
     var readers: [_KeyReader<Element>] = []
     for comparator in comparators {
@@ -40,6 +46,7 @@ final class _SortKeys<Element> {
   }
 
   /// Reads `element`'s keys as the element about to be placed.
+  @inlinable
   func stage(_ element: Element) where Element: AnyObject {
     for reader in readers { reader.stage(element) }
     _staged = ObjectIdentifier(element)
@@ -47,6 +54,7 @@ final class _SortKeys<Element> {
 
   /// Compares the staged keys with those kept at `slot`.
   @inline(__always)
+  @inlinable
   func compareStaged(with slot: Int32) -> ComparisonResult {
     for store in stores {
       let result = store.compareStaged(with: slot)
@@ -56,6 +64,7 @@ final class _SortKeys<Element> {
   }
 
   /// Keeps the staged keys at `slot`, the slot `element` was inserted into.
+  @inlinable
   func keepStaged(at slot: Int32, for element: Element) where Element: AnyObject {
     precondition(
       _staged == ObjectIdentifier(element), "the element inserted is not the one staged")
@@ -64,12 +73,14 @@ final class _SortKeys<Element> {
   }
 
   /// Reads `element`'s keys and keeps them at `slot` (a bulk load).
+  @inlinable
   func keep(_ element: Element, at slot: Int32) {
     for reader in readers { reader.keep(element, at: slot) }
   }
 
   /// Compares the keys kept at two slots.
   @inline(__always)
+  @inlinable
   func compare(_ a: Int32, _ b: Int32) -> ComparisonResult {
     for store in stores {
       let result = store.compare(a, b)
@@ -80,17 +91,20 @@ final class _SortKeys<Element> {
 
   /// Reads every key of `element`, keeping nothing (so that observing the read observes what
   /// the sort reads).
+  @inlinable
   func read(_ element: Element) {
     for reader in readers { reader.read(element) }
   }
 
   /// Forgets every kept key.
+  @inlinable
   func removeAll() {
     for store in stores { store.removeAll() }
   }
 
   /// Sorts slot numbers (already in the order that decides ties) by the kept keys, stably:
   /// one sort per key, least significant first.
+  @inlinable
   func sortStably(_ slots: inout [Int32]) {
     for store in stores.reversed() { store.sortStably(&slots) }
   }
@@ -101,7 +115,8 @@ final class _SortKeys<Element> {
   /// kept: Foundation fixes a descriptor's order into its comparison when the descriptor is
   /// made, so one whose `order` was changed afterwards compares in its original order (while
   /// `order` says otherwise), and such a descriptor is compared live, as `compare` does.
-  private static func _reader(
+  @inlinable
+  static func _reader(
     _ comparator: any SortComparator<Element>
   ) -> _KeyReader<Element>? {
     guard let descriptor = comparator as? SortDescriptor<Element>,
@@ -152,36 +167,50 @@ final class _SortKeys<Element> {
 }
 
 /// Reads one key of elements into its store (see `_SortKeys`).
+@usableFromInline
 class _KeyReader<Element> {
   /// Where the key is kept.
+  @usableFromInline
   let keys: any _KeyStore
 
+  @inlinable
   init(keys: any _KeyStore) { self.keys = keys }
 
+  @inlinable
   func stage(_ element: Element) { fatalError("abstract") }
+  @inlinable
   func keep(_ element: Element, at slot: Int32) { fatalError("abstract") }
+  @inlinable
   func read(_ element: Element) { fatalError("abstract") }
 }
 
 /// Reads a key of one type through a key path.
+@usableFromInline
 final class _TypedKeyReader<Element, Store: _TypedKeyStore>: _KeyReader<Element> {
+  @usableFromInline
   let keyPath: KeyPath<Element, Store.Value>
+  @usableFromInline
   let store: Store
 
+  @inlinable
   init(_ keyPath: KeyPath<Element, Store.Value>, _ store: Store) {
     self.keyPath = keyPath
     self.store = store
     super.init(keys: store)
   }
 
+  @inlinable
   override func stage(_ element: Element) { store.staged = element[keyPath: keyPath] }
+  @inlinable
   override func keep(_ element: Element, at slot: Int32) {
     store.store(element[keyPath: keyPath], at: slot)
   }
+  @inlinable
   override func read(_ element: Element) { _ = element[keyPath: keyPath] }
 }
 
 /// The kept values of one sort key, by slot: what comparisons use.
+@usableFromInline
 protocol _KeyStore: AnyObject {
   /// Compares the staged value with the one kept at `slot`.
   func compareStaged(with slot: Int32) -> ComparisonResult
@@ -198,6 +227,7 @@ protocol _KeyStore: AnyObject {
 
 /// A store of values of one type. The requirements of `_KeyStore` are implemented once below;
 /// each concrete store's conformance gets them specialised for its type.
+@usableFromInline
 protocol _TypedKeyStore<Value>: _KeyStore {
   associatedtype Value
   /// Whether the order is ascending.
@@ -215,31 +245,37 @@ protocol _TypedKeyStore<Value>: _KeyStore {
 
 extension _TypedKeyStore {
   @inline(__always)
+  @inlinable
   func _directed(_ result: ComparisonResult) -> ComparisonResult {
     if ascending || result == .orderedSame { return result }
     return result == .orderedAscending ? .orderedDescending : .orderedAscending
   }
 
+  @inlinable
   func compareStaged(with slot: Int32) -> ComparisonResult {
     // Safe: a placement stages its element before it compares.
     _directed(order(staged.unsafelyUnwrapped, values[Int(slot)]))
   }
 
+  @inlinable
   func compare(_ a: Int32, _ b: Int32) -> ComparisonResult {
     _directed(order(values[Int(a)], values[Int(b)]))
   }
 
+  @inlinable
   func keepStaged(at slot: Int32) {
     // Safe: a placement stages its element before it is kept (`_SortKeys` checks).
     store(staged.unsafelyUnwrapped, at: slot)
     staged = nil
   }
 
+  @inlinable
   func removeAll() {
     values.removeAll()
     staged = nil
   }
 
+  @inlinable
   func sortStably(_ slots: inout [Int32]) {
     values.withUnsafeBufferPointer { values in
       // `sort` is stable.
@@ -249,6 +285,7 @@ extension _TypedKeyStore {
     }
   }
 
+  @inlinable
   func store(_ value: Value, at slot: Int32) {
     let slot = Int(slot)
     if slot < values.count {
@@ -267,6 +304,7 @@ extension _TypedKeyStore {
 /// after every value that is: the kept keys are then a total order, so a NaN key gets one
 /// defined place instead of one that depends on the order of the edits.
 @inline(__always)
+@inlinable
 func _totalOrder<Value: Comparable>(_ a: Value, _ b: Value) -> ComparisonResult {
   if a < b { return .orderedAscending }
   if b < a { return .orderedDescending }
@@ -277,95 +315,151 @@ func _totalOrder<Value: Comparable>(_ a: Value, _ b: Value) -> ComparisonResult 
 }
 
 /// `Int` keys.
+@usableFromInline
 final class _IntKeys: _TypedKeyStore {
+  @usableFromInline
   let ascending: Bool
+  @usableFromInline
   var values: ContiguousArray<Int> = []
+  @usableFromInline
   var staged: Int?
+  @inlinable
   init(ascending: Bool) { self.ascending = ascending }
+  @inlinable
   func order(_ a: Int, _ b: Int) -> ComparisonResult { _totalOrder(a, b) }
 }
 
 /// `Double` keys (NaN last, see `_totalOrder`).
+@usableFromInline
 final class _DoubleKeys: _TypedKeyStore {
+  @usableFromInline
   let ascending: Bool
+  @usableFromInline
   var values: ContiguousArray<Double> = []
+  @usableFromInline
   var staged: Double?
+  @inlinable
   init(ascending: Bool) { self.ascending = ascending }
+  @inlinable
   func order(_ a: Double, _ b: Double) -> ComparisonResult { _totalOrder(a, b) }
 }
 
 /// `String` keys compared by `<`, as `SortDescriptor` compares strings without a comparator.
+@usableFromInline
 final class _StringKeys: _TypedKeyStore {
+  @usableFromInline
   let ascending: Bool
+  @usableFromInline
   var values: ContiguousArray<String> = []
+  @usableFromInline
   var staged: String?
+  @inlinable
   init(ascending: Bool) { self.ascending = ascending }
+  @inlinable
   func order(_ a: String, _ b: String) -> ComparisonResult { _totalOrder(a, b) }
 }
 
 /// `Int?` keys, `nil` first.
+@usableFromInline
 final class _OptionalIntKeys: _TypedKeyStore {
+  @usableFromInline
   let ascending: Bool
+  @usableFromInline
   var values: ContiguousArray<Int?> = []
+  @usableFromInline
   var staged: Int??
+  @inlinable
   init(ascending: Bool) { self.ascending = ascending }
+  @inlinable
   func order(_ a: Int?, _ b: Int?) -> ComparisonResult { _optionalOrder(a, b, by: _totalOrder) }
 }
 
 /// `String?` keys compared by `<`, `nil` first.
+@usableFromInline
 final class _OptionalStringKeys: _TypedKeyStore {
+  @usableFromInline
   let ascending: Bool
+  @usableFromInline
   var values: ContiguousArray<String?> = []
+  @usableFromInline
   var staged: String??
+  @inlinable
   init(ascending: Bool) { self.ascending = ascending }
+  @inlinable
   func order(_ a: String?, _ b: String?) -> ComparisonResult {
     _optionalOrder(a, b, by: _totalOrder)
   }
 }
 
 /// `String` keys compared by a `String.StandardComparator`.
+@usableFromInline
 final class _StandardStringKeys: _TypedKeyStore {
+  @usableFromInline
   let ascending: Bool
+  @usableFromInline
   let comparator: String.StandardComparator
+  @usableFromInline
   var values: ContiguousArray<String> = []
+  @usableFromInline
   var staged: String?
+  @inlinable
   init(_ comparator: String.StandardComparator, ascending: Bool) {
     self.comparator = comparator
     self.ascending = ascending
   }
+  @inlinable
   func order(_ a: String, _ b: String) -> ComparisonResult { comparator.compare(a, b) }
 }
 
 /// `String?` keys compared by a `String.StandardComparator`, `nil` first.
+@usableFromInline
 final class _OptionalStandardStringKeys: _TypedKeyStore {
+  @usableFromInline
   let ascending: Bool
+  @usableFromInline
   let comparator: String.StandardComparator
+  @usableFromInline
   var values: ContiguousArray<String?> = []
+  @usableFromInline
   var staged: String??
+  @inlinable
   init(_ comparator: String.StandardComparator, ascending: Bool) {
     self.comparator = comparator
     self.ascending = ascending
   }
+  @inlinable
   func order(_ a: String?, _ b: String?) -> ComparisonResult {
     _optionalOrder(a, b, by: comparator.compare)
   }
 }
 
 /// Keys of any other `Comparable` value type (generic code: correct, slower).
+@usableFromInline
 final class _ComparableKeys<Value: Comparable>: _TypedKeyStore {
+  @usableFromInline
   let ascending: Bool
+  @usableFromInline
   var values: ContiguousArray<Value> = []
+  @usableFromInline
   var staged: Value?
+  @inlinable
   init(ascending: Bool) { self.ascending = ascending }
+  @inlinable
   func order(_ a: Value, _ b: Value) -> ComparisonResult { _totalOrder(a, b) }
 }
 
 /// Optional keys of any other `Comparable` value type, `nil` first.
+@usableFromInline
 final class _OptionalComparableKeys<Wrapped: Comparable>: _TypedKeyStore {
+  @usableFromInline
   let ascending: Bool
+  @usableFromInline
   var values: ContiguousArray<Wrapped?> = []
+  @usableFromInline
   var staged: Wrapped??
+  @inlinable
   init(ascending: Bool) { self.ascending = ascending }
+  @inlinable
   func order(_ a: Wrapped?, _ b: Wrapped?) -> ComparisonResult {
     _optionalOrder(a, b, by: _totalOrder)
   }
@@ -373,6 +467,7 @@ final class _OptionalComparableKeys<Wrapped: Comparable>: _TypedKeyStore {
 
 /// The order of two optionals, `nil` first (as `SortDescriptor` orders them).
 @inline(__always)
+@inlinable
 func _optionalOrder<Wrapped>(
   _ a: Wrapped?, _ b: Wrapped?, by order: (Wrapped, Wrapped) -> ComparisonResult
 ) -> ComparisonResult {
@@ -388,6 +483,7 @@ func _optionalOrder<Wrapped>(
 /// a `SortDescriptor`, which only takes `Sendable` key paths (`Sendable` is a marker: the
 /// representation is the same).
 @inline(__always)
+@inlinable
 func _sendable<Root, Value>(_ keyPath: KeyPath<Root, Value>) -> KeyPath<Root, Value> & Sendable {
   unsafeBitCast(keyPath, to: (KeyPath<Root, Value> & Sendable).self)
 }
@@ -398,6 +494,7 @@ func _sendable<Root, Value>(_ keyPath: KeyPath<Root, Value>) -> KeyPath<Root, Va
 /// compare through objects (`a.label.name < b.label.name`), which a kept value would not
 /// follow, so descriptors on such types compare live elements (sort by a standard property of
 /// theirs, such as `\.priority.rawValue`, to have it kept).
+@usableFromInline
 protocol _KeptComparable: Comparable {}
 
 extension Int: _KeptComparable {}
@@ -418,6 +515,7 @@ extension Date: _KeptComparable {}
 extension Decimal: _KeptComparable {}
 
 /// A key path to a kept `Comparable` type, opened to make its reader.
+@usableFromInline
 protocol _ComparableKeyPath<Root> {
   associatedtype Root
   /// A kept-key reader for `descriptor`, which sorts by this key path, or `nil` when it is not
@@ -426,6 +524,7 @@ protocol _ComparableKeyPath<Root> {
 }
 
 extension KeyPath: _ComparableKeyPath where Value: _KeptComparable {
+  @inlinable
   func _reader(matching descriptor: SortDescriptor<Root>) -> _KeyReader<Root>? {
     guard SortDescriptor(_sendable(self), order: descriptor.order) == descriptor else { return nil }
     return _TypedKeyReader(
@@ -434,6 +533,7 @@ extension KeyPath: _ComparableKeyPath where Value: _KeptComparable {
 }
 
 /// A key path to an optional of a kept `Comparable` type, opened to make its reader.
+@usableFromInline
 protocol _OptionalComparableKeyPath<Root> {
   associatedtype Root
   /// As `_reader(matching:)`, for a key path to an optional value.
@@ -442,15 +542,18 @@ protocol _OptionalComparableKeyPath<Root> {
 
 /// An optional of a kept `Comparable` type, seen through a protocol (a constraint cannot name
 /// it).
+@usableFromInline
 protocol _ComparableOptional {
   associatedtype _Wrapped: _KeptComparable
 }
 
 extension Optional: _ComparableOptional where Wrapped: _KeptComparable {
+  @usableFromInline
   typealias _Wrapped = Wrapped
 }
 
 extension KeyPath: _OptionalComparableKeyPath where Value: _ComparableOptional {
+  @inlinable
   func _optionalReader(matching descriptor: SortDescriptor<Root>) -> _KeyReader<Root>? {
     guard let keyPath = self as? KeyPath<Root, Value._Wrapped?>,
       SortDescriptor(_sendable(keyPath), order: descriptor.order) == descriptor

@@ -1,3 +1,4 @@
+import Foundation
 import Binding
 
 /// The members of a relation controller by identity: a pool of 40-byte `_RelationMember`s and
@@ -5,14 +6,23 @@ import Binding
 /// 48-byte buckets at a load factor of at most 3/4 cost about 100 bytes per member at 10^6.
 ///
 /// Freed slots are reused (a stack of free slot numbers); iteration order is pool order.
+@usableFromInline
 struct _MemberTable: Sequence {
-  private var pool: ContiguousArray<_RelationMember?> = []
-  private var free: [Int32] = []
-  private var table = _IdentityTable()
+  @inlinable
+  init() {}
+
+  @usableFromInline
+  var pool: ContiguousArray<_RelationMember?> = []
+  @usableFromInline
+  var free: [Int32] = []
+  @usableFromInline
+  var table = _IdentityTable()
   /// The number of members.
+  @usableFromInline
   private(set) var count = 0
 
   /// Reserves room for `capacity` members.
+  @inlinable
   mutating func reserveCapacity(_ capacity: Int) {
     pool.reserveCapacity(capacity)
     pool.withUnsafeBufferPointer { pool in
@@ -23,28 +33,43 @@ struct _MemberTable: Sequence {
   /// The identity of the member in a slot, as bits (0 for a free slot). Only the identity is
   /// read: copying the member would retain its object and watch.
   @inline(__always)
-  private static func bits(_ pool: UnsafeBufferPointer<_RelationMember?>, _ slot: Int32) -> UInt {
+  @inlinable
+  static func bits(_ pool: UnsafeBufferPointer<_RelationMember?>, _ slot: Int32) -> UInt {
     guard let object = pool[Int(slot)]?.object else { return 0 }
     return UInt(bitPattern: ObjectIdentifier(object))
   }
 
-  private func slot(of id: ObjectIdentifier) -> Int32 {
+  @inlinable
+  func slot(of id: ObjectIdentifier) -> Int32 {
     pool.withUnsafeBufferPointer { pool in
       table.find(UInt(bitPattern: id)) { Self.bits(pool, $0) }
     }
   }
 
   /// What `recount(_:)` found.
+  @usableFromInline
   struct Recount {
     /// The offsets in the array of each element's first occurrence, in order.
+    @usableFromInline
     var firstOccurrences: [Int] = []
     /// The label of each of those elements if it is a member, `.max` if it is new (parallel
     /// to `firstOccurrences`).
+    @usableFromInline
     var labels: [UInt64] = []
     /// How many times the array holds each new element that it holds more than once.
+    @usableFromInline
     var newDuplicates: [ObjectIdentifier: Int] = [:]
     /// The members the array does not hold.
+    @usableFromInline
     var leaving: [ObjectIdentifier] = []
+
+    @inlinable
+    init(firstOccurrences: [Int] = [], labels: [UInt64] = [], newDuplicates: [ObjectIdentifier: Int] = [:], leaving: [ObjectIdentifier] = []) {
+      self.firstOccurrences = firstOccurrences
+      self.labels = labels
+      self.newDuplicates = newDuplicates
+      self.leaving = leaving
+    }
   }
 
   /// Sets each member's occurrences to the number of times `ids` (a whole new array, by
@@ -53,6 +78,7 @@ struct _MemberTable: Sequence {
   /// dictionary lookups for members (a set of the new elements finds those held twice).
   ///
   /// - Complexity: O(n + m), where *n* is the length of `ids` and *m* the number of members.
+  @inlinable
   mutating func recount(_ ids: [ObjectIdentifier]) -> Recount {
     for slot in pool.indices where pool[slot] != nil { pool[slot]?.occurrences = 0 }
     var result = Recount()
@@ -84,6 +110,7 @@ struct _MemberTable: Sequence {
   /// The member with identity `id`; setting `nil` removes it.
   ///
   /// - Complexity: Expected O(1).
+  @inlinable
   subscript(id: ObjectIdentifier) -> _RelationMember? {
     get {
       let slot = slot(of: id)
@@ -104,6 +131,7 @@ struct _MemberTable: Sequence {
   }
 
   /// Removes and returns the member with identity `id`, if there is one.
+  @inlinable
   mutating func removeValue(forKey id: ObjectIdentifier) -> _RelationMember? {
     let slot = slot(of: id)
     guard slot >= 0 else { return nil }
@@ -112,7 +140,8 @@ struct _MemberTable: Sequence {
     return member
   }
 
-  private mutating func insert(_ member: _RelationMember) {
+  @inlinable
+  mutating func insert(_ member: _RelationMember) {
     let slot: Int32
     if let reused = free.popLast() {
       slot = reused
@@ -127,7 +156,8 @@ struct _MemberTable: Sequence {
     }
   }
 
-  private mutating func remove(_ slot: Int32, _ id: ObjectIdentifier) {
+  @inlinable
+  mutating func remove(_ slot: Int32, _ id: ObjectIdentifier) {
     pool.withUnsafeBufferPointer { pool in
       table.remove(slot, bits: UInt(bitPattern: id)) { Self.bits(pool, $0) }
     }
@@ -141,6 +171,7 @@ struct _MemberTable: Sequence {
     /// Traps unless the pool, the free list and the identity table agree (debug builds).
     ///
     /// - Complexity: O(n + b), where *b* is the number of identity-table buckets.
+    @inlinable
     func _checkInvariants() {
       var occupied = 0
       for (slot, member) in pool.enumerated() {
@@ -156,18 +187,30 @@ struct _MemberTable: Sequence {
     }
   #endif
 
+  @inlinable
   var keys: [ObjectIdentifier] { map(\.key) }
 
   /// The members.
+  @inlinable
   var values: [_RelationMember] { map(\.value) }
 
+  @inlinable
   func makeIterator() -> Iterator { Iterator(pool: pool) }
 
   /// Iterates over the members with their identities, in pool order.
+  @usableFromInline
   struct Iterator: IteratorProtocol {
-    fileprivate let pool: ContiguousArray<_RelationMember?>
-    fileprivate var index = 0
+    @inlinable
+    init(pool: ContiguousArray<_RelationMember?>) {
+      self.pool = pool
+    }
 
+    @usableFromInline
+    let pool: ContiguousArray<_RelationMember?>
+    @usableFromInline
+    var index = 0
+
+    @inlinable
     mutating func next() -> (key: ObjectIdentifier, value: _RelationMember)? {
       while index < pool.count {
         defer { index += 1 }
@@ -183,26 +226,35 @@ struct _MemberTable: Sequence {
 /// Not generic (the element is kept as `AnyObject` and read back as the controller's
 /// `Element`), so that the controller's table of members (`_MemberTable`) is compiled once
 /// here instead of running through generic metadata on every lookup.
+@usableFromInline
 struct _RelationMember {
   // Stored in this order so that the member takes 40 bytes (its slot in the table's pool).
+  @usableFromInline
   let object: AnyObject
   /// The element's place in relation order (a sequence for the index's tie-breaks): an
   /// order-maintenance label for arrays, the order of entry for sets.
+  @usableFromInline
   var label: UInt64
   /// What re-evaluates the element when something its functions read changes; `nil` once it
   /// announced its deletion (see `deleted`).
+  @usableFromInline
   var watch: _WatchHandle?
   /// The hash of the observed attributes at the last transaction (see `_Config.fingerprint`).
+  @usableFromInline
   var fingerprint: Int
-  private var _occurrences: Int32
+  @usableFromInline
+  var _occurrences: Int32
   /// Who re-watches the element now (see `_rewatch`): 0 nobody, 1 one thread, 2 one thread,
   /// and something fired again meanwhile (that thread then re-watches once more).
+  @usableFromInline
   var rewatching: UInt8 = 0
   /// The generation of the current claim on the element (see `_rewatch`): a re-watch commits
   /// only if the member still carries the generation it claimed. With `rewatching`, it fits in
   /// the member's padding: a member still takes 40 bytes.
+  @usableFromInline
   var claim: UInt16 = 0
 
+  @inlinable
   init(
     object: AnyObject, label: UInt64, occurrences: Int, watch: _WatchHandle?, fingerprint: Int
   ) {
@@ -215,9 +267,11 @@ struct _RelationMember {
 
   /// Whether the element announced its deletion: it stays a member (the relation may still
   /// hold it) but is not shown, and nothing watches it.
+  @inlinable
   var deleted: Bool { watch == nil }
 
   /// How many times an array holds the element.
+  @inlinable
   var occurrences: Int {
     get { Int(_occurrences) }
     set { _occurrences = Int32(clamping: newValue) }

@@ -1,3 +1,4 @@
+import Foundation
 /// Order-maintenance labels: the place of each element of an array relation, as a `UInt64`
 /// whose order is the array's order, so that the ordered index breaks ties of the sort by
 /// relation order without knowing array positions (which an insert at the front would shift).
@@ -13,8 +14,10 @@
 /// ```
 ///
 /// Not generic: it sees labels by offset only, through a closure.
+@usableFromInline
 enum _OrderLabels {
   /// The label of the element at `offset` of `count`, spaced evenly over the whole range.
+  @inlinable
   static func evenlySpaced(_ offset: Int, of count: Int) -> UInt64 {
     UInt64.max / UInt64(count + 1) * UInt64(offset + 1)
   }
@@ -31,6 +34,7 @@ enum _OrderLabels {
   ///   - count: The number of distinct elements of the new array.
   /// - Returns: The offsets of the elements not kept, with their new labels, in order.
   /// - Complexity: O(count).
+  @inlinable
   static func between(
     kept keep: [Bool], retained: [Int], labels: [UInt64], count: Int
   ) -> [(offset: Int, label: UInt64)]? {
@@ -62,16 +66,20 @@ enum _OrderLabels {
   }
 
   /// The labels of an array's elements, by offset, around one element that needs a label.
+  @usableFromInline
   struct Neighbourhood {
     /// The number of elements.
+    @usableFromInline
     let count: Int
     /// The label of the element at an offset (never asked for the element being labeled).
+    @usableFromInline
     let label: (Int) -> UInt64
 
     /// A label for the element at `index` between its neighbours', or `nil` when they leave no
     /// room. Appends and prepends leave room for more of the same.
     ///
     /// - Complexity: O(1).
+    @inlinable
     func between(around index: Int) -> UInt64? {
       let low: UInt64 = index > 0 ? label(index - 1) : 0
       let high: UInt64 = index + 1 < count ? label(index + 1) : .max
@@ -87,6 +95,7 @@ enum _OrderLabels {
     ///
     /// - Returns: The label for `index`, and the new labels of the window's other elements.
     /// - Complexity: Amortized O(log n) over a sequence of inserts.
+    @inlinable
     func relabel(around index: Int) -> (label: UInt64, others: [(offset: Int, label: UInt64)]) {
       var size = 2
       while true {
@@ -111,6 +120,12 @@ enum _OrderLabels {
         }
         size *= 2
       }
+    }
+
+    @inlinable
+    init(count: Int, label: @escaping (Int) -> UInt64) {
+      self.count = count
+      self.label = label
     }
   }
 }

@@ -1,3 +1,4 @@
+import Foundation
 /// The relation controller's pipeline as a state machine: events in, transactions out, one
 /// drainer at a time.
 ///
@@ -16,8 +17,13 @@
 /// transaction open on its thread (``Action/awaitTransactionEnd``: Binding's
 /// `_afterCurrentTransaction`); when it ends, ``transactionEnded()`` queues the commit. An event
 /// that is a transaction of its own (a reconfiguration) is queued with its commit at once.
+@usableFromInline
 struct _Pipeline<Event> {
+  @inlinable
+  init() {}
+
   /// Where the drain is.
+  @usableFromInline
   enum Phase: Equatable {
     /// Nobody drains and no drain is scheduled.
     case idle
@@ -28,6 +34,7 @@ struct _Pipeline<Event> {
   }
 
   /// What the caller does after unlocking.
+  @usableFromInline
   enum Action: Equatable {
     case none
     /// Ask Binding to tell the controller when the current transaction ends.
@@ -37,35 +44,52 @@ struct _Pipeline<Event> {
   }
 
   /// One transaction's events, as the drainer takes them.
+  @usableFromInline
   struct Transaction {
     /// The events, in order.
+    @usableFromInline
     var events: [Event]
     /// Whether the transaction ended (its commit was taken with the events): the drainer then
     /// turns what the events changed into a change set. Without it, the events are folded and
     /// their commit comes later.
+    @usableFromInline
     var isCommitted: Bool
+
+    @inlinable
+    init(events: [Event], isCommitted: Bool) {
+      self.events = events
+      self.isCommitted = isCommitted
+    }
   }
 
   /// The queued events, in order.
-  private var _queue: [Event] = []
+  @usableFromInline
+  var _queue: [Event] = []
   /// How many events each committed transaction in the queue holds, oldest first (the events
   /// after them belong to the transaction still open).
-  private var _committed: [Int] = []
+  @usableFromInline
+  var _committed: [Int] = []
   /// The events of the open transaction (queued after the last commit).
-  private var _open = 0
+  @usableFromInline
+  var _open = 0
+  @usableFromInline
   private(set) var phase = Phase.idle
   /// Whether a transaction's end is awaited (an event came after the last commit).
-  private var _awaitingEnd = false
+  @usableFromInline
+  var _awaitingEnd = false
 
   /// Whether no event waits.
+  @inlinable
   var isEmpty: Bool { _queue.isEmpty }
 
-  private mutating func _commit() {
+  @inlinable
+  mutating func _commit() {
     _committed.append(_open)
     _open = 0
   }
 
   /// Queues an event of the transaction open on the caller's thread.
+  @inlinable
   mutating func receive(_ event: Event) -> Action {
     _queue.append(event)
     _open += 1
@@ -75,6 +99,7 @@ struct _Pipeline<Event> {
   }
 
   /// Queues an event that is a transaction of its own, with its commit.
+  @inlinable
   mutating func receiveTransaction(_ event: Event) -> Action {
     _queue.append(event)
     _open += 1
@@ -83,13 +108,15 @@ struct _Pipeline<Event> {
   }
 
   /// The awaited transaction ended: queues its commit.
+  @inlinable
   mutating func transactionEnded() -> Action {
     _commit()
     _awaitingEnd = false
     return _requestDrain()
   }
 
-  private mutating func _requestDrain() -> Action {
+  @inlinable
+  mutating func _requestDrain() -> Action {
     guard phase == .idle else { return .none }
     phase = .scheduled
     return .scheduleDrain
@@ -97,6 +124,7 @@ struct _Pipeline<Event> {
 
   /// The controller's initialiser drains first, before anyone can schedule a drain (an element
   /// watched while the initial content is built may already queue an event).
+  @inlinable
   mutating func beginFirstDrain() {
     precondition(phase == .idle, "the first drain begins before anything else")
     phase = .draining
@@ -105,6 +133,7 @@ struct _Pipeline<Event> {
   /// The caller folds the queued events now, as the drainer, if nobody drains and no drain is
   /// scheduled (`false` otherwise): a relation write's event holds the array, which the next
   /// in-place edit would have to copy while the event waits for the end of a `coalesce` block.
+  @inlinable
   mutating func beginFold() -> Bool {
     guard phase == .idle else { return false }
     phase = .draining
@@ -113,6 +142,7 @@ struct _Pipeline<Event> {
 
   /// The fold begun by `beginFold()` ended: what to do now (a commit that came meanwhile is
   /// drained as usual).
+  @inlinable
   mutating func endFold() -> Action {
     precondition(phase == .draining, "only the folder ends its fold")
     phase = .idle
@@ -121,6 +151,7 @@ struct _Pipeline<Event> {
   }
 
   /// Takes the events of the open transaction only (not those of committed ones), for a fold.
+  @inlinable
   mutating func takeOpenEvents() -> [Event] {
     precondition(phase == .draining, "only the drainer takes events")
     guard _committed.isEmpty, !_queue.isEmpty else { return [] }
@@ -132,6 +163,7 @@ struct _Pipeline<Event> {
   }
 
   /// A scheduled drain begins; `false` if it has nothing to do (another drain is running).
+  @inlinable
   mutating func beginDrain() -> Bool {
     guard phase == .scheduled else { return false }
     phase = .draining
@@ -140,6 +172,7 @@ struct _Pipeline<Event> {
 
   /// The drainer takes the events up to the next commit (all of them if none is queued), or
   /// `nil` when the queue is empty: the drain is over.
+  @inlinable
   mutating func next() -> Transaction? {
     precondition(phase == .draining, "only the drainer takes events")
     guard !_queue.isEmpty || !_committed.isEmpty else {
@@ -165,6 +198,7 @@ struct _Pipeline<Event> {
   }
 
   /// Calls `body` with each queued event (of later transactions), in order.
+  @inlinable
   func forEachQueued(_ body: (Event) -> Void) {
     for event in _queue { body(event) }
   }

@@ -1,3 +1,4 @@
+import Foundation
 import Binding
 
 /// The collection types a to-many relation can be: an array or a set of objects.
@@ -19,7 +20,13 @@ public protocol RelationCollection: Sequence where Element: AnyObject {
 
 /// A relation's value as a relation controller reads it (see ``RelationCollection``).
 public struct _RelationContent<Element: AnyObject> {
+  @usableFromInline
   let value: _RelationValue<Element>
+
+  @inlinable
+  init(value: _RelationValue<Element>) {
+    self.value = value
+  }
 }
 
 extension Array: RelationCollection where Element: AnyObject {

@@ -10,12 +10,15 @@ extension RelationController {
   /// try albums.reconfigure { $0.filter = .matching(#Predicate { $0.year > 1990 }) }
   /// ```
   public struct Filter {
+    @usableFromInline
     let _evaluate: (Element) throws -> Bool
+    @usableFromInline
     let _throws: Bool
 
     /// A filter that shows the elements for which `isIncluded` returns `true`.
     ///
     /// - Parameter isIncluded: Decides; it may read anything observable.
+    @inlinable
     public init(_ isIncluded: @escaping (Element) -> Bool) {
       _evaluate = isIncluded
       _throws = false
@@ -28,6 +31,7 @@ extension RelationController {
     /// error.
     ///
     /// - Parameter predicate: Decides; it may read anything observable.
+    @inlinable
     public init(_ predicate: Predicate<Element>) {
       _evaluate = { try predicate.evaluate($0) }
       _throws = true
@@ -41,6 +45,7 @@ extension RelationController {
     ///
     /// - Parameter isIncluded: Decides; it may read anything observable.
     /// - Returns: The filter.
+    @inlinable
     public static func matching(_ isIncluded: @escaping (Element) -> Bool) -> Filter {
       Filter(isIncluded)
     }
@@ -55,6 +60,7 @@ extension RelationController {
     ///
     /// - Parameter predicate: Decides; it may read anything observable.
     /// - Returns: The filter.
+    @inlinable
     public static func matching(_ predicate: Predicate<Element>) -> Filter {
       Filter(predicate)
     }
@@ -89,11 +95,21 @@ extension RelationController {
     /// They are compared once per transaction, so a value written and written back within one
     /// (a `coalesce` block) is no change.
     public var observing: [PartialKeyPath<Element>]
+
+    @inlinable
+    init(filter: Filter?, sortedBy: [any SortComparator<Element>], sectionedBy: @escaping (Element) -> SectionKey, sectionName: @escaping (SectionKey) -> String, observing: [PartialKeyPath<Element>]) {
+      self.filter = filter
+      self.sortedBy = sortedBy
+      self.sectionedBy = sectionedBy
+      self.sectionName = sectionName
+      self.observing = observing
+    }
   }
 
   /// The current configuration.
   ///
   /// - Complexity: O(1).
+  @inlinable
   public var configuration: Configuration {
     _lock.withLock { state in
       let config = state.config
@@ -115,6 +131,7 @@ extension RelationController {
   ///   predicate that throws for a current element, a NaN section key, a function that reads
   ///   no `@Observed` property); the controller and the models are then exactly as before.
   /// - Complexity: O(n log n), where *n* is the number of elements of the relation.
+  @inlinable
   public func reconfigure(
     _ update: (inout Configuration) -> Void
   ) throws(RelationConfigurationError) {
@@ -131,19 +148,29 @@ extension RelationController {
 }
 
 /// The controller's configuration in the form it runs.
+@usableFromInline
 struct _Config<Element: ObservableModel, SectionKey: Hashable & Comparable> {
+  @usableFromInline
   var filter: RelationControllerFilter<Element>?
+  @usableFromInline
   var sortedBy: [any SortComparator<Element>]
+  @usableFromInline
   var sectionedBy: (Element) -> SectionKey
+  @usableFromInline
   var sectionName: (SectionKey) -> String
+  @usableFromInline
   var observing: [PartialKeyPath<Element>]
+  @usableFromInline
   let compare: (Element, Element) -> ComparisonResult
   /// Reads what the sort reads of an element (its kept keys' key paths when they can be kept).
+  @usableFromInline
   let readSortKeys: (Element) -> Void
   /// Adds each observed attribute of an element to a hasher: through its type for `Hashable`
   /// values (no boxing, no dynamic cast per read), through `_combine` otherwise.
+  @usableFromInline
   let _hashers: [(Element, inout Hasher) -> Void]
 
+  @inlinable
   init(
     filter: RelationController<Element, SectionKey>.Filter?,
     sortedBy: [any SortComparator<Element>],
@@ -183,8 +210,10 @@ struct _Config<Element: ObservableModel, SectionKey: Hashable & Comparable> {
   }
 
   /// Kept sort keys for a new index, or `nil` when the sort compares live elements.
+  @inlinable
   func makeKeys() -> _SortKeys<Element>? { _SortKeys.make(sortedBy) }
 
+  @inlinable
   func includes(_ element: Element) -> Bool {
     guard let filter else { return true }
     return (try? filter.evaluate(element)) ?? false
@@ -193,6 +222,7 @@ struct _Config<Element: ObservableModel, SectionKey: Hashable & Comparable> {
   /// Checks what can only be checked at run time: the current elements' section keys must be
   /// equal to themselves (a NaN is not, and cannot be ordered), and a predicate must not throw
   /// for them.
+  @inlinable
   func validate(_ elements: [Element]) throws(RelationConfigurationError) {
     if let function = functionReadingNothing(elements) {
       throw RelationConfigurationError(
@@ -222,6 +252,7 @@ struct _Config<Element: ObservableModel, SectionKey: Hashable & Comparable> {
   /// Reads everything the filter, sort and section functions read of `element` (so that
   /// watching the evaluation watches it) and returns the fingerprint of its observed
   /// attributes: equal fingerprints mean unchanged attributes, up to a 64-bit hash collision.
+  @inlinable
   func readInputs(_ element: Element) -> Int {
     if let filter { _ = try? filter.evaluate(element) }
     _ = sectionedBy(element)
@@ -245,6 +276,7 @@ struct _Config<Element: ObservableModel, SectionKey: Hashable & Comparable> {
   /// empty), and a sort on a key path that cannot be written (a `let`, or a read-only computed
   /// property: one that computes from plain `var`s is not caught). Nothing is checked while the
   /// relation is empty.
+  @inlinable
   func functionReadingNothing(_ elements: [Element]) -> (function: String, reason: String)? {
     let live = elements.filter { !$0.isDeleted }
     guard !live.isEmpty else { return nil }
@@ -305,6 +337,7 @@ struct _Config<Element: ObservableModel, SectionKey: Hashable & Comparable> {
   }
 
   /// The message of a ``RelationConfigurationError`` for a function that would go stale.
+  @inlinable
   static func readsNothingMessage(_ function: (function: String, reason: String)) -> String {
     "\(function.function) reads no @Observed property of \(Element.self) (nor of an object it "
       + "reaches), yet \(function.reason): no change of what it reads can reach the controller, "
@@ -313,6 +346,7 @@ struct _Config<Element: ObservableModel, SectionKey: Hashable & Comparable> {
   }
 
   /// The fingerprint of `element`'s observed attributes.
+  @inlinable
   func fingerprint(_ element: Element) -> Int {
     guard !observing.isEmpty else { return 0 }
     var hasher = Hasher()
@@ -322,6 +356,7 @@ struct _Config<Element: ObservableModel, SectionKey: Hashable & Comparable> {
 }
 
 /// The key path a `SortDescriptor` or `KeyPathComparator` sorts by, if it is one.
+@inlinable
 func _sortKeyPath<Element>(_ comparator: any SortComparator<Element>) -> PartialKeyPath<Element>? {
   if let descriptor = comparator as? SortDescriptor<Element> { return descriptor.keyPath }
   if let keyPathComparator = comparator as? KeyPathComparator<Element> {
@@ -331,18 +366,29 @@ func _sortKeyPath<Element>(_ comparator: any SortComparator<Element>) -> Partial
 }
 
 /// Whether `keyPath` can be written (a `var`, or a computed property with a setter).
+@inlinable
 func _isWritable<Root>(_ keyPath: PartialKeyPath<Root>) -> Bool {
   func open<Value>(_: Value.Type) -> Bool { keyPath is WritableKeyPath<Root, Value> }
   return _openExistential(type(of: keyPath).valueType, do: open)
 }
 
 /// A type-erased filter (the public `Filter` is nested in the generic controller).
+@usableFromInline
 struct RelationControllerFilter<Element> {
+  @usableFromInline
   let evaluate: (Element) throws -> Bool
+  @usableFromInline
   let `throws`: Bool
+
+  @inlinable
+  init(evaluate: @escaping (Element) throws -> Bool, throws: Bool) {
+    self.evaluate = evaluate
+    self.throws = `throws`
+  }
 }
 
 extension RelationController.Configuration {
+  @inlinable
   init(
     filter: RelationControllerFilter<Element>?, sortedBy: [any SortComparator<Element>],
     sectionedBy: @escaping (Element) -> SectionKey, sectionName: @escaping (SectionKey) -> String,
@@ -357,6 +403,7 @@ extension RelationController.Configuration {
 }
 
 extension RelationController.Filter {
+  @inlinable
   init(_erased filter: RelationControllerFilter<Element>) {
     _evaluate = filter.evaluate
     _throws = filter.throws
@@ -365,19 +412,24 @@ extension RelationController.Filter {
 
 /// Orders elements with the current configuration's comparator; swapped by reconfiguration
 /// while the index is empty of the elements it would compare (all are removed first).
+@usableFromInline
 final class _ComparatorBox<Element> {
+  @usableFromInline
   var compare: (Element, Element) -> ComparisonResult
 
+  @inlinable
   init(_ compare: @escaping (Element, Element) -> ComparisonResult) { self.compare = compare }
 }
 
 /// A fresh value on each call, so that a fingerprint with an attribute that cannot be hashed
 /// never matches the previous one.
-private let _unhashableCounter = Atomic<Int>(0)
+@usableFromInline
+let _unhashableCounter = Atomic<Int>(0)
 
 /// Adds an observed attribute's value to a fingerprint: its hash when `Hashable`, its identity
 /// when an object (optional objects too: `label: Label?`), otherwise a fresh value (such an
 /// attribute counts as changed whenever the element is re-evaluated).
+@inlinable
 func _combine(_ value: Any, into hasher: inout Hasher) {
   if let value = value as? any Hashable {
     hasher.combine(value)
@@ -397,6 +449,7 @@ func _combine(_ value: Any, into hasher: inout Hasher) {
 }
 
 /// A key path to a `Hashable` value, opened once to hash its values by their type.
+@usableFromInline
 protocol _HashableKeyPath<Root> {
   associatedtype Root
   /// A function adding the value at this key path of an element to a hasher, typed.
@@ -404,16 +457,19 @@ protocol _HashableKeyPath<Root> {
 }
 
 extension KeyPath: _HashableKeyPath where Value: Hashable {
+  @inlinable
   func _hasher() -> (Root, inout Hasher) -> Void {
     { root, hasher in hasher.combine(root[keyPath: self]) }
   }
 }
 
 /// An `Optional` seen through `Any`, so that a fingerprint can look inside.
+@usableFromInline
 protocol _OptionalValue {
   var _wrapped: Any? { get }
 }
 
 extension Optional: _OptionalValue {
+  @inlinable
   var _wrapped: Any? { map { $0 as Any } }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Binding
 
 /// What happened to a section or an element, as NSFetchedResultsController's delegate says it.
@@ -109,6 +110,7 @@ extension RelationControllerDelegate {
   /// Does nothing.
   ///
   /// - Parameter controller: The controller.
+  @inlinable
   public func relationControllerWillChangeContent(
     _ controller: RelationController<Element, SectionKey>
   ) {}
@@ -120,6 +122,7 @@ extension RelationControllerDelegate {
   ///   - section: The section.
   ///   - index: Its index.
   ///   - type: What happened.
+  @inlinable
   public func relationController(
     _ controller: RelationController<Element, SectionKey>,
     didChange section: RelationController<Element, SectionKey>.Section,
@@ -134,6 +137,7 @@ extension RelationControllerDelegate {
   ///   - position: The old position.
   ///   - type: What happened.
   ///   - newPosition: The new position.
+  @inlinable
   public func relationController(
     _ controller: RelationController<Element, SectionKey>, didChange element: Element,
     at position: RowPosition?, for type: RelationChangeType, newPosition: RowPosition?
@@ -144,6 +148,7 @@ extension RelationControllerDelegate {
   /// - Parameters:
   ///   - controller: The controller.
   ///   - changes: The change set.
+  @inlinable
   public func relationController(
     _ controller: RelationController<Element, SectionKey>,
     didChangeContent changes: RelationChangeSet<Element>
@@ -166,30 +171,45 @@ public struct RelationChangeSequence<Model>: AsyncSequence {
   /// Iteration never throws.
   public typealias Failure = Never
 
+  @usableFromInline
   let base: AsyncStream<_Transfer<RelationChangeSet<Model>>>
 
   /// Creates the iterator.
   ///
   /// - Returns: An iterator over the change sets.
+  @inlinable
   public func makeAsyncIterator() -> AsyncIterator {
     AsyncIterator(base: base.makeAsyncIterator())
   }
 
   /// The iterator of ``RelationChangeSequence``.
   public struct AsyncIterator: AsyncIteratorProtocol {
+    @usableFromInline
     var base: AsyncStream<_Transfer<RelationChangeSet<Model>>>.AsyncIterator
 
     /// The next change set, or `nil` once the controller is gone.
     ///
     /// - Returns: The next change set.
+    @inlinable
     public mutating func next() async -> RelationChangeSet<Model>? {
       await base.next()?.value
     }
+
+    @inlinable
+    init(base: AsyncStream<_Transfer<RelationChangeSet<Model>>>.AsyncIterator) {
+      self.base = base
+    }
+  }
+
+  @inlinable
+  init(base: AsyncStream<_Transfer<RelationChangeSet<Model>>>) {
+    self.base = base
   }
 }
 
 /// A controller whose change streams and handlers can end (non-generic, for the `@Sendable`
 /// closures that end them).
+@usableFromInline
 protocol _StreamOwner: AnyObject, Sendable {
   func _endStream(_ id: UInt64)
   func _removeHandler(_ id: UInt64)
@@ -197,10 +217,12 @@ protocol _StreamOwner: AnyObject, Sendable {
 }
 
 extension RelationController: _StreamOwner {
+  @inlinable
   func _endStream(_ id: UInt64) {
     _lock.withLock { state in state.streams[id] = nil }
   }
 
+  @inlinable
   func _removeHandler(_ id: UInt64) {
     // The handler is released after the lock (what it captured may have a deinitialiser).
     _ = _lock.withLock { state in
@@ -211,6 +233,7 @@ extension RelationController: _StreamOwner {
 }
 
 /// Forgets the stream `id` of `owner` when its consumer stops.
+@inlinable
 func _onTermination<Value>(
   of continuation: AsyncStream<Value>.Continuation, _ owner: any _StreamOwner, _ id: UInt64
 ) {
@@ -225,6 +248,7 @@ extension RelationController {
   /// ```
   ///
   /// - Complexity: O(1).
+  @inlinable
   public var delegate: (any RelationControllerDelegate<Element, SectionKey>)? {
     get { _lock.withLock { $0.delegate } }
     set { _lock.withLock { $0.delegate = newValue } }
@@ -255,6 +279,7 @@ extension RelationController {
   ///   gets it, in order, and reads the content of that change set; then the change comes as
   ///   the next change set (one per transaction, in order), in the same delivery context and,
   ///   with synchronous delivery, before the write that started the delivery returns.
+  @inlinable
   public func onChange(
     _ handler: @escaping (RelationChangeSet<Element>) -> Void
   ) -> ObservationToken {
@@ -275,6 +300,7 @@ extension RelationController {
   /// ```
   ///
   /// - Complexity: O(1) to create.
+  @inlinable
   public var changes: RelationChangeSequence<Element> {
     let (stream, continuation) = AsyncStream<_Transfer<RelationChangeSet<Element>>>.makeStream(
       bufferingPolicy: .unbounded)
@@ -288,12 +314,13 @@ extension RelationController {
   }
 
   /// Hands a change set to the delegate, the handlers and the streams, outside the lock.
+  @inlinable
   func _deliver(_ delivery: _Delivery) {
     _contentChanged()
     // The section names are user code: asked here, in the delivery context, with no lock held.
     var changes = delivery.changes
-    changes.deletedSectionNames = delivery.deletedSectionKeys.map(delivery.sectionName)
-    changes.insertedSectionNames = delivery.insertedSectionKeys.map(delivery.sectionName)
+    changes._deletedSectionNames = delivery.deletedSectionKeys.map(delivery.sectionName)
+    changes._insertedSectionNames = delivery.insertedSectionKeys.map(delivery.sectionName)
     let (delegate, handlers, streams) = _lock.withLock { state in
       (state.delegate, state.handlers, Array(state.streams.values))
     }
@@ -306,6 +333,7 @@ extension RelationController {
     for stream in streams { stream.yield(_Transfer(changes)) }
   }
 
+  @inlinable
   func _notify(
     _ delegate: any RelationControllerDelegate<Element, SectionKey>,
     _ changes: RelationChangeSet<Element>, _ delivery: _Delivery

@@ -1,3 +1,4 @@
+import Foundation
 import Binding
 
 // Step 1 of the pipeline: what the controller hears becomes events in its queue.
@@ -14,6 +15,7 @@ import Binding
 
 extension RelationController {
   /// One observed event, in the order it happened.
+  @usableFromInline
   enum _Event {
     /// The relation was written (with the fine-grained edit, if it was one).
     case relation(_RelationValue<Element>, hint: _RelationHint?)
@@ -31,6 +33,7 @@ extension RelationController {
   }
 
   /// Queues an event of the transaction open on this thread (none once the owner is gone).
+  @inlinable
   func _enqueue(_ event: _Event) {
     _perform(_lock.withLock { $0.ownerGone ? .none : $0.pipeline.receive(event) })
   }
@@ -39,6 +42,7 @@ extension RelationController {
   /// the announcement, and its registration ends right after, which is not a deallocation), or
   /// was deallocated (the content stays as it is, no change set follows, the elements stop
   /// being observed). Whichever comes first decides.
+  @inlinable
   func _ownerEnded(deleted: Bool) {
     _perform(
       _lock.withLock { state in
@@ -56,6 +60,7 @@ extension RelationController {
   /// once on this thread (as the drainer): the event holds the relation's array, and folding it
   /// now lets it go, so that the next fine-grained edit in the same `coalesce` block edits the
   /// array in place instead of copying it (a run of inserts in one block stays O(k log n)).
+  @inlinable
   func _enqueueRelation(_ event: _Event) {
     let folds = _lock.withLock { state -> (Bool, _Pipeline<_Event>.Action) in
       if state.ownerGone { return (false, .none) }
@@ -69,11 +74,13 @@ extension RelationController {
   }
 
   /// Queues an event that is a transaction of its own.
+  @inlinable
   func _enqueueTransaction(_ event: _Event) {
     _perform(_lock.withLock { $0.ownerGone ? .none : $0.pipeline.receiveTransaction(event) })
   }
 
   /// Does what the pipeline asked for, outside the lock.
+  @inlinable
   func _perform(_ action: _Pipeline<_Event>.Action) {
     switch action {
     case .none: break
@@ -91,6 +98,7 @@ extension RelationController {
   /// Watches what `config` reads of `element` (and its deletion), replacing `previous`; returns
   /// the watch (`nil` if the element announced its deletion) and the fingerprint of its
   /// observed attributes. Runs the configuration's functions: never call it with the lock held.
+  @inlinable
   func _watch(
     _ element: Element, replacing previous: _WatchHandle?, _ config: _Config<Element, SectionKey>
   ) -> (watch: _WatchHandle?, fingerprint: Int) {
@@ -118,6 +126,7 @@ extension RelationController {
   /// The commit does what `commit` says, under the same lock: queue the element's event (so that
   /// the drainer never finds the queue empty while a re-watched element's event is on its way),
   /// or make the fingerprint the member's baseline (an element entering, a reconfiguration).
+  @inlinable
   func _rewatch(_ id: ObjectIdentifier, commit: _RewatchCommit) -> _Rewatched? {
     let claim = _lock.withLock { state -> _RewatchClaim? in
       guard !state.ownerGone, let member = state.members[id] else { return nil }
@@ -132,6 +141,7 @@ extension RelationController {
   }
 
   /// Claims the member `id` for a re-watch (under the lock).
+  @inlinable
   func _claim(
     _ id: ObjectIdentifier, _ member: _RelationMember, watch: _WatchHandle?, _ state: _State
   ) -> _RewatchClaim {
@@ -144,6 +154,7 @@ extension RelationController {
   }
 
   /// Evaluates and commits a claimed re-watch, again while something fires meanwhile.
+  @inlinable
   func _rewatch(_ claim: _RewatchClaim, commit: _RewatchCommit) -> _Rewatched? {
     var claim = claim
     var firedMeanwhile = false
@@ -205,6 +216,7 @@ extension RelationController {
 
   /// Ends the watch a committed re-watch replaced (sparing the new one, which a `.lone` handle
   /// could otherwise end too).
+  @inlinable
   func _endPrevious(_ previous: _WatchHandle?, replacedBy watch: _WatchHandle?, of element: Element)
   {
     guard let previous, let watch, !watch.isSame(as: previous) else { return }
@@ -212,6 +224,7 @@ extension RelationController {
   }
 
   /// What a committed re-watch does besides installing its watch.
+  @usableFromInline
   enum _RewatchCommit {
     /// Queue the element's event (a write fired its watch).
     case reportsEvent
@@ -220,16 +233,32 @@ extension RelationController {
   }
 
   /// A re-watch's hold on a member: what it re-watches, with what, and its claim's generation.
+  @usableFromInline
   struct _RewatchClaim {
+    @usableFromInline
     let id: ObjectIdentifier
+    @usableFromInline
     let element: Element
     /// The watch to replace (`nil` for an element entering the relation).
+    @usableFromInline
     let watch: _WatchHandle?
+    @usableFromInline
     let config: _Config<Element, SectionKey>
+    @usableFromInline
     let generation: UInt16
+
+    @inlinable
+    init(id: ObjectIdentifier, element: Element, watch: _WatchHandle?, config: _Config<Element, SectionKey>, generation: UInt16) {
+      self.id = id
+      self.element = element
+      self.watch = watch
+      self.config = config
+      self.generation = generation
+    }
   }
 
   /// What a re-watch does once it evaluated the element.
+  @usableFromInline
   enum _RewatchOutcome {
     /// The new watch is the member's (and, when reporting, the element's event is queued: what
     /// the pipeline asks for next).
@@ -243,17 +272,29 @@ extension RelationController {
   }
 
   /// What a committed re-watch gives back.
+  @usableFromInline
   struct _Rewatched {
+    @usableFromInline
     let element: Element
     /// The fingerprint of the observed attributes at the last evaluation.
+    @usableFromInline
     let fingerprint: Int
     /// Whether another write fired while the re-watch ran (and was followed by it).
+    @usableFromInline
     let firedMeanwhile: Bool
+
+    @inlinable
+    init(element: Element, fingerprint: Int, firedMeanwhile: Bool) {
+      self.element = element
+      self.fingerprint = fingerprint
+      self.firedMeanwhile = firedMeanwhile
+    }
   }
 }
 
 extension RelationController: _TransactionObserver {
   /// The transaction that queued the first event since the last commit ended.
+  @inlinable
   package func _transactionEnded() {
     _perform(_lock.withLock { $0.pipeline.transactionEnded() })
   }
@@ -264,6 +305,7 @@ extension RelationController: _WatchReceiver {
   ///
   /// Runs on the writing thread, right after the write, with no lock held; the element is
   /// re-evaluated (user code) with no lock held either.
+  @inlinable
   package func _watchFired(_ id: ObjectIdentifier, elementDeleted: Bool) {
     if elementDeleted {
       _enqueue(.deleted(id))

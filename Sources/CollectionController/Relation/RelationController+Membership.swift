@@ -1,3 +1,4 @@
+import Foundation
 import Binding
 
 // Folding events (the drainer's first step of a transaction): relation events update the
@@ -8,6 +9,7 @@ import Binding
 // (through `_watch`) with no lock held.
 
 extension RelationController {
+  @inlinable
   func _fold(_ event: _Event) {
     switch event {
     case .element(let element, let fingerprint):
@@ -97,12 +99,14 @@ extension RelationController {
   }
 
   /// The member `id`, read under the lock (writers re-watching an element change its watch).
+  @inlinable
   func _member(_ id: ObjectIdentifier) -> _RelationMember? {
     _lock.withLock { $0.members[id] }
   }
 
   /// Marks `element` for the transaction (with `changed`, its observed attributes changed;
   /// `distinct`: the caller knows it is not marked yet, so it is not looked up).
+  @inlinable
   func _touch(_ element: Element, changed: Bool = false, distinct: Bool = false) {
     if distinct {
       _work.touchDistinct(element)
@@ -113,6 +117,7 @@ extension RelationController {
 
   /// Lists `element` as a member with `label`, watches it and touches it (`distinctTouch`:
   /// the caller knows it is not touched yet).
+  @inlinable
   func _enter(
     _ element: Element, label: UInt64, occurrences: Int = 1, distinctTouch: Bool = false
   ) {
@@ -136,12 +141,14 @@ extension RelationController {
 
   /// Removes the member `id`, ends its watch and touches its element (`distinctTouch`: the
   /// caller knows it is not touched yet, as `_enter` does).
+  @inlinable
   func _leave(_ id: ObjectIdentifier, distinctTouch: Bool = false) {
     guard let member = _write({ $0.members.removeValue(forKey: id) }) else { return }
     member.watch?.end(of: _element(member), sink: _sink)
     _touch(_element(member), distinct: distinctTouch)
   }
 
+  @inlinable
   func _setLabel(_ label: UInt64, of id: ObjectIdentifier) {
     _write { state in
       state.members[id]?.label = label
@@ -149,6 +156,7 @@ extension RelationController {
     }
   }
 
+  @inlinable
   func _labelOf(_ element: Element) -> UInt64 {
     _member(ObjectIdentifier(element))?.label ?? 0
   }
@@ -159,6 +167,7 @@ extension RelationController {
   /// relative order (1% churn: elements removed and inserted), O(n log n) otherwise (an
   /// increasing-subsequence pass keeps the elements whose relative order did not change
   /// untouched). Only elements that enter, leave or move are touched.
+  @inlinable
   func _diffArray(_ array: [Element]) {
     // The identities, read as the references' bits: a loop over generic elements would
     // retain and release each one.
@@ -235,6 +244,7 @@ extension RelationController {
 
   /// Applies a fine-grained edit in O(log n) (amortized, with relabeling); `false` when the
   /// change heard is not exactly that edit (then the caller diffs).
+  @inlinable
   func _applyArrayHint(_ hint: _RelationHint, _ array: [Element]) -> Bool {
     let work = _work
     guard work.duplicates == 0, hint.oldCount == work.lastArrayCount,
@@ -273,6 +283,7 @@ extension RelationController {
 
   /// A label for the element at `index` of `array` between its neighbours' labels, relabeling
   /// a window around it when they leave no room.
+  @inlinable
   func _label(at index: Int, in array: [Element]) -> UInt64 {
     let labels = _OrderLabels.Neighbourhood(count: array.count) { self._labelOf(array[$0]) }
     if let label = labels.between(around: index) { return label }
@@ -283,6 +294,7 @@ extension RelationController {
 
   // MARK: Sets
 
+  @inlinable
   func _diffSet(_ set: _SetValue<Element>) {
     let elements = set.elements()
     var present = Set<ObjectIdentifier>(minimumCapacity: elements.count)
@@ -298,6 +310,7 @@ extension RelationController {
     for id in leaving { _leave(id) }
   }
 
+  @inlinable
   func _applySetHint(_ hint: _RelationHint, _ set: _SetValue<Element>) -> Bool {
     guard hint.oldCount == _work.lastSetCount, hint.newCount == set.count else { return false }
     switch hint.edit {

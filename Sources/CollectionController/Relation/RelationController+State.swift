@@ -1,3 +1,4 @@
+import Foundation
 import Binding
 
 // What a relation controller keeps, and who may touch it.
@@ -17,21 +18,33 @@ import Binding
 
 extension RelationController {
   /// The controller's shared state (see above).
+  @usableFromInline
   final class _State {
+    @usableFromInline
     var index: _OrderedIndex<Element, SectionKey>
+    @usableFromInline
     var config: _Config<Element, SectionKey>
+    @usableFromInline
     var members = _MemberTable()
+    @usableFromInline
     var pipeline = _Pipeline<_Event>()
     /// Whether the owner was deallocated: nothing is observed or reported any more.
+    @usableFromInline
     var ownerGone = false
     /// Whether the owner announced its deletion (its registration then ends too, which is not
     /// a deallocation).
+    @usableFromInline
     var ownerDeleted = false
+    @usableFromInline
     weak var delegate: (any RelationControllerDelegate<Element, SectionKey>)?
+    @usableFromInline
     var handlers: [(id: UInt64, call: (RelationChangeSet<Element>) -> Void)] = []
+    @usableFromInline
     var streams: [UInt64: AsyncStream<_Transfer<RelationChangeSet<Element>>>.Continuation] = [:]
+    @usableFromInline
     var nextHandlerID: UInt64 = 0
 
+    @inlinable
     init(index: _OrderedIndex<Element, SectionKey>, config: _Config<Element, SectionKey>) {
       self.index = index
       self.config = config
@@ -39,39 +52,56 @@ extension RelationController {
   }
 
   /// The transaction the drainer builds (see above).
+  @usableFromInline
   final class _Work {
+    @inlinable
+    init() {}
+
     /// Extra occurrences in the array (an element held twice counts once here).
+    @usableFromInline
     var duplicates = 0
     /// The count and buffer identity of the array heard last (not the array itself: holding
     /// it would make every in-place edit of the relation copy it).
+    @usableFromInline
     var lastArrayCount = 0
+    @usableFromInline
     var lastArrayBase: UnsafeRawPointer?
+    @usableFromInline
     var lastSetCount = 0
     /// The next order label of a set's element (its order of entry).
+    @usableFromInline
     var nextSequence: UInt64 = 1
     /// Where the claims of the next member to enter start (see `_enter`).
+    @usableFromInline
     var claimSeed: UInt16 = 0
     /// The section names before the first reconfiguration of the pending transaction, if it
     /// has one (to report the sections it renamed).
+    @usableFromInline
     var namesBeforeReconfiguration: ((SectionKey) -> String)?
     /// The touched elements, in order, with whether their observed attributes changed.
+    @usableFromInline
     var dirty: [(element: Element, changedAttributes: Bool)] = []
     /// The place in `dirty` of each touched element of `dirty[..<_indexed]`; those after it,
     /// appended by `touchDistinct`, are indexed when one is next looked up (a first array of
     /// 10^6 elements then costs no dictionary at all).
-    private var _dirtyIndex: [ObjectIdentifier: Int] = [:]
-    private var _indexed = 0
+    @usableFromInline
+    var _dirtyIndex: [ObjectIdentifier: Int] = [:]
+    @usableFromInline
+    var _indexed = 0
     /// The observed attributes' fingerprint after the last change of each element changed in
     /// this transaction, compared with the member's when the transaction runs.
+    @usableFromInline
     var latestFingerprints: [ObjectIdentifier: Int] = [:]
 
     /// The place in `dirty` of the element with identity `id`, if it is touched.
+    @inlinable
     func slot(of id: ObjectIdentifier) -> Int? {
       indexPending()
       return _dirtyIndex[id]
     }
 
     /// Touches `element` (with `changed`, its observed attributes changed).
+    @inlinable
     func touch(_ element: Element, changed: Bool) {
       let id = ObjectIdentifier(element)
       if let slot = slot(of: id) {
@@ -84,11 +114,13 @@ extension RelationController {
     }
 
     /// Touches `element`, which the caller knows is not touched yet.
+    @inlinable
     func touchDistinct(_ element: Element) {
       dirty.append((element, false))
     }
 
     /// Forgets every touched element.
+    @inlinable
     func removeAllTouches() {
       dirty = []
       _dirtyIndex = [:]
@@ -96,6 +128,7 @@ extension RelationController {
     }
 
     /// Indexes the elements `touchDistinct` appended.
+    @inlinable
     func indexPending() {
       guard _indexed < dirty.count else { return }
       _dirtyIndex.reserveCapacity(dirty.count)
@@ -109,30 +142,47 @@ extension RelationController {
   /// Writes the shared state, from the drainer: the lock is held only for `body`, which must
   /// not call user code.
   @inline(__always)
+  @inlinable
   func _write<Result>(_ body: (_State) -> Result) -> Result {
     _lock.withLock { body($0) }
   }
 
   /// The element of a member (members only ever hold `Element`s).
   @inline(__always)
+  @inlinable
   func _element(_ member: _RelationMember) -> Element {
     unsafeDowncast(member.object, to: Element.self)
   }
 
   /// A change set with what receivers need besides it.
+  @usableFromInline
   struct _Delivery {
+    @usableFromInline
     let changes: RelationChangeSet<Element>
+    @usableFromInline
     let deletedSectionKeys: [SectionKey]
+    @usableFromInline
     let insertedSectionKeys: [SectionKey]
+    @usableFromInline
     let sectionName: (SectionKey) -> String
+
+    @inlinable
+    init(changes: RelationChangeSet<Element>, deletedSectionKeys: [SectionKey], insertedSectionKeys: [SectionKey], sectionName: @escaping (SectionKey) -> String) {
+      self.changes = changes
+      self.deletedSectionKeys = deletedSectionKeys
+      self.insertedSectionKeys = insertedSectionKeys
+      self.sectionName = sectionName
+    }
   }
 }
 
 /// A value of the relation, as the relation's observation heard it.
+@usableFromInline
 enum _RelationValue<Element: AnyObject> {
   case array([Element])
   case unordered(_SetValue<Element>)
 
+  @inlinable
   static func set(_ set: Set<Element>) -> _RelationValue where Element: Hashable {
     .unordered(
       _SetValue(
@@ -140,6 +190,7 @@ enum _RelationValue<Element: AnyObject> {
         member: { element in set.firstIndex(of: element).map { set[$0] } }))
   }
 
+  @inlinable
   func elements() -> [Element] {
     switch self {
     case .array(let array): array
@@ -149,9 +200,20 @@ enum _RelationValue<Element: AnyObject> {
 }
 
 /// A set relation's value with its `Hashable` element type erased.
+@usableFromInline
 struct _SetValue<Element: AnyObject> {
+  @usableFromInline
   let count: Int
+  @usableFromInline
   let elements: () -> [Element]
   /// The member equal to an element, if any.
+  @usableFromInline
   let member: (Element) -> Element?
+
+  @inlinable
+  init(count: Int, elements: @escaping () -> [Element], member: @escaping (Element) -> Element?) {
+    self.count = count
+    self.elements = elements
+    self.member = member
+  }
 }

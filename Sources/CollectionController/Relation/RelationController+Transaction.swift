@@ -16,12 +16,14 @@ import Foundation
 
 extension RelationController {
   /// Drains the queue: folds events and delivers change sets until it is empty.
+  @inlinable
   func _drain() {
     guard _lock.withLock({ $0.pipeline.beginDrain() }) else { return }
     _drainQueue()
   }
 
   /// Folds and delivers transactions until the queue is empty (the phase is then `idle`).
+  @inlinable
   func _drainQueue() {
     while let transaction = _lock.withLock({ $0.pipeline.next() }) {
       for event in transaction.events { _fold(event) }
@@ -36,6 +38,7 @@ extension RelationController {
   /// Touches the elements whose events are still queued (for later transactions): they may
   /// already have new keys, so they are moved now (their own transaction then finds them in
   /// place), and no comparison reads a key that disagrees with the element's place.
+  @inlinable
   func _touchQueuedElements() {
     var queued: [Element] = []
     _lock.withLock { state in
@@ -52,6 +55,7 @@ extension RelationController {
 
   /// Runs the transaction over the touched elements; `nil` when nothing visible changed (or
   /// when `reports` is `false`: the initial content, which nobody is told about).
+  @inlinable
   func _transaction(reports: Bool = true) -> _Delivery? {
     let work = _work
     let namesBefore = work.namesBeforeReconfiguration
@@ -131,7 +135,7 @@ extension RelationController {
       for (index, key) in newKeys.enumerated()
       where !changes.insertedSections.contains(index) && namesBefore(key) != config.sectionName(key)
       {
-        changes.renamedSections.insert(index)
+        changes._renamedSections.insert(index)
       }
       if changes.isEmpty { return nil }
     }
@@ -145,6 +149,7 @@ extension RelationController {
   /// Places `elements` (those with a label other than `.max` that the filter includes) in the
   /// empty index at once: one sort (user code, no lock held), then a linear load under the
   /// lock.
+  @inlinable
   func _load(_ elements: [Element], labels: [UInt64], config: _Config<Element, SectionKey>) {
     var placed: [Element] = []
     var sectionKeys: [SectionKey] = []
@@ -168,6 +173,7 @@ extension RelationController {
   /// see Package.swift), so that every test that drives a controller checks them too. The
   /// order of the elements, and that no deleted element is shown, are checked only when no
   /// event waits: a queued event may be an element whose keys already changed, or a deletion.
+  @inlinable
   func _checkInvariants() {
     #if COLLECTION_CONTROLLER_INTERNAL_CHECKS
       let settled = _lock.withLock { $0.pipeline.isEmpty }
@@ -203,6 +209,7 @@ extension RelationController {
   /// skipped (the run's boundaries, the only elements its members could be misplaced against,
   /// were checked then, and a later walk that grows the run checks its new ones), so touching
   /// nearly every element (a reversal, a reconfiguration) costs O(k log n), not O(k²).
+  @inlinable
   func _healAroundTouched() {
     let work = _work
     let index = _state.index
@@ -252,6 +259,7 @@ extension RelationController {
   }
 
   /// Whether `a` belongs after `b` by the live sort keys and relation order.
+  @inlinable
   func _ordersAfter(_ a: Element, _ b: Element) -> Bool {
     switch _state.config.compare(a, b) {
     case .orderedDescending: return true

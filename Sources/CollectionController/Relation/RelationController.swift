@@ -108,6 +108,13 @@ public final class RelationController<Element: ObservableModel, SectionKey: Hash
     ///
     /// - Complexity: O(1).
     public var count: Int { objects.count }
+
+    @inlinable
+    init(key: SectionKey, name: String, objects: [Element]) {
+      self.key = key
+      self.name = name
+      self.objects = objects
+    }
   }
 
   /// The content as section identifiers with item identifiers: what a diffable data source
@@ -123,32 +130,51 @@ public final class RelationController<Element: ObservableModel, SectionKey: Hash
     public let sectionIdentifiers: [SectionKey]
     /// The identities of each section's elements, in order, parallel to `sectionIdentifiers`.
     public let itemIdentifiers: [[ObjectIdentifier]]
+
+    @inlinable
+    init(sectionIdentifiers: [SectionKey], itemIdentifiers: [[ObjectIdentifier]]) {
+      self.sectionIdentifiers = sectionIdentifiers
+      self.itemIdentifiers = itemIdentifiers
+    }
   }
 
   /// Guards `_state` (see RelationController+State.swift for who touches what, and how).
+  @usableFromInline
   let _lock: _Lock<_State>
   /// The state `_lock` guards, for the drainer's reads without the lock: the drainer is the
   /// only writer of the content, so its reads race with nothing.
+  @usableFromInline
   let _state: _State
   /// The transaction the drainer builds; only the drainer touches it.
+  @usableFromInline
   let _work = _Work()
   /// Where change sets are delivered (Binding's scheduler).
+  @usableFromInline
   let _route: _Route
+  @usableFromInline
   let _owner: ObjectIdentifier
+  @usableFromInline
   let _relation: AnyKeyPath
   /// The current configuration's comparator, for the index (only the drainer compares).
+  @usableFromInline
   let _comparator: _ComparatorBox<Element>
   /// Where the elements' watches report (to `_watchFired`).
+  @usableFromInline
   let _sink = _WatchSink()
   /// Waits for the ends of transactions for the controller, without keeping it alive.
+  @usableFromInline
   let _relay = _TransactionRelay()
+  @usableFromInline
   var _relationToken: ObservationToken?
   /// Swift Observation's view of the content (see `_accessContent`).
+  @usableFromInline
   let _registrar = ObservationRegistrar()
   /// `\.sections`, made once: a key path literal in a generic class is instantiated from its
   /// mangled pattern on every evaluation (measured: a fifth of a move at 10^5 elements).
+  @usableFromInline
   let _contentKeyPath: KeyPath<RelationController, [Section]>
 
+  @inlinable
   init<Owner: ObservableModel>(
     owner: Owner, relation: AnyKeyPath, initial: _RelationValue<Element>,
     config: _Config<Element, SectionKey>, permanentSectionKey: SectionKey?,
@@ -208,6 +234,7 @@ public final class RelationController<Element: ObservableModel, SectionKey: Hash
 
 extension RelationController: CustomStringConvertible {
   /// The section keys and element counts, for logs.
+  @inlinable
   public var description: String {
     let counts = _lock.withLock { state in
       (0..<state.index.sectionCount).map {
@@ -243,9 +270,11 @@ extension RelationController: CustomStringConvertible {
 /// ```
 extension RelationController: Observable {
   /// Tells Swift Observation that the content was read.
+  @inlinable
   func _accessContent() { _registrar.access(self, keyPath: _contentKeyPath) }
 
   /// Tells Swift Observation that the content changed (in the delivery context).
+  @inlinable
   func _contentChanged() { _registrar.withMutation(of: self, keyPath: _contentKeyPath) {} }
 }
 
@@ -257,6 +286,7 @@ extension RelationController {
   /// ```
   ///
   /// - Complexity: O(n + s), where *n* is the number of elements and *s* of sections.
+  @inlinable
   public var sections: [Section] {
     _accessContent()
     let (content, name) = _lock.withLock { state in
@@ -277,6 +307,7 @@ extension RelationController {
   /// - Parameter index: The index of the section, in `0..<numberOfSections`.
   /// - Returns: The section, as a value that never changes afterwards.
   /// - Complexity: O(k), where *k* is the number of elements in the section.
+  @inlinable
   public func section(at index: Int) -> Section {
     _accessContent()
     let (content, name) = _lock.withLock { state in
@@ -291,6 +322,7 @@ extension RelationController {
   /// The number of sections (exactly 1 for a controller without sections).
   ///
   /// - Complexity: O(1).
+  @inlinable
   public var numberOfSections: Int {
     _accessContent()
     return _lock.withLock { $0.index.sectionCount }
@@ -305,6 +337,7 @@ extension RelationController {
   /// - Parameter section: The index of the section, in `0..<numberOfSections`.
   /// - Returns: The number of elements in the section.
   /// - Complexity: O(1).
+  @inlinable
   public func numberOfObjects(inSection section: Int) -> Int {
     _accessContent()
     return _lock.withLock { state in
@@ -318,6 +351,7 @@ extension RelationController {
   /// The number of elements shown (in all sections).
   ///
   /// - Complexity: O(1).
+  @inlinable
   public var count: Int {
     _accessContent()
     return _lock.withLock { $0.index.count }
@@ -326,6 +360,7 @@ extension RelationController {
   /// Whether no element is shown.
   ///
   /// - Complexity: O(1).
+  @inlinable
   public var isEmpty: Bool {
     _accessContent()
     return _lock.withLock { $0.index.isEmpty }
@@ -334,6 +369,7 @@ extension RelationController {
   /// All elements shown, section after section, in order.
   ///
   /// - Complexity: O(n), where *n* is the number of elements.
+  @inlinable
   public var objects: [Element] {
     _accessContent()
     return _lock.withLock { state in
@@ -356,6 +392,7 @@ extension RelationController {
   /// - Returns: The element there.
   /// - Precondition: `position` is in range (a message names it otherwise).
   /// - Complexity: O(log n), where *n* is the number of elements; no copy of the content.
+  @inlinable
   public func object(at position: RowPosition) -> Element {
     _accessContent()
     return _lock.withLock { state in
@@ -377,6 +414,7 @@ extension RelationController {
   /// - Parameter element: The element to find (by identity).
   /// - Returns: Its position, or `nil`.
   /// - Complexity: Expected O(log n), where *n* is the number of elements.
+  @inlinable
   public func position(of element: Element) -> RowPosition? {
     _accessContent()
     return _lock.withLock { $0.index.position(of: ObjectIdentifier(element)) }
@@ -385,6 +423,7 @@ extension RelationController {
   /// The content as section identifiers with item identifiers (for diffable data sources).
   ///
   /// - Complexity: O(n + s), where *n* is the number of elements and *s* of sections.
+  @inlinable
   public var snapshot: Snapshot {
     _accessContent()
     return _lock.withLock { state in
@@ -397,6 +436,7 @@ extension RelationController {
 
   /// The key and elements of the section at `index` (its name is user code: ask for it
   /// outside the lock).
+  @inlinable
   func _sectionContent(_ state: _State, at index: Int) -> (key: SectionKey, objects: [Element]) {
     (state.index.sectionKey(at: index), state.index.elements(inSection: index))
   }
@@ -434,6 +474,7 @@ extension RelationController {
   ///   element's section key is not equal to itself (a NaN), a predicate throws for a current
   ///   element, or a function reads no `@Observed` property (see the class overview).
   /// - Complexity: O(n log n), where *n* is the number of elements of the relation.
+  @inlinable
   public convenience init<Owner: ObservableModel, Relation: RelationCollection>(
     _ relation: KeyPath<Owner, Relation>, of owner: Owner,
     filter: Filter? = nil,
@@ -478,6 +519,7 @@ extension RelationController where SectionKey == Unsectioned {
   /// - Throws: ``RelationConfigurationError`` if the owner announced its deletion, a predicate
   ///   throws for a current element, or a function reads no `@Observed` property.
   /// - Complexity: O(n log n), where *n* is the number of elements of the relation.
+  @inlinable
   public convenience init<Owner: ObservableModel, Relation: RelationCollection>(
     _ relation: KeyPath<Owner, Relation>, of owner: Owner,
     filter: Filter? = nil,
@@ -496,6 +538,7 @@ extension RelationController where SectionKey == Unsectioned {
 }
 
 extension RelationController {
+  @inlinable
   convenience init<Owner: ObservableModel, Relation: RelationCollection>(
     _ relation: KeyPath<Owner, Relation>, owner: Owner,
     config: _Config<Element, SectionKey>, permanentSectionKey: SectionKey?,
@@ -522,6 +565,7 @@ extension RelationController {
   }
 
   /// The fine-grained edit being written on this thread, if it is one of this relation.
+  @inlinable
   func _hint() -> _RelationHint? {
     guard let hint = _RelationHint.current, hint.owner == _owner, hint.relation == _relation
     else { return nil }
@@ -543,6 +587,7 @@ public struct RelationConfigurationError: Error, CustomStringConvertible {
   /// What is wrong.
   public let message: String
 
+  @inlinable
   init(_ message: String) { self.message = message }
 
   /// The message.

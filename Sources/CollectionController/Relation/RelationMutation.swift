@@ -1,3 +1,4 @@
+import Foundation
 import Binding
 
 /// One edit of an array relation at indexes, like KVO's mutable array proxy.
@@ -29,7 +30,9 @@ public enum RelationMutation<Element: AnyObject> {
 /// Elements are type-erased so that one per-thread slot serves every relation type. A hint is
 /// set (Binding's `_withThreadValue`) around one synchronous write and read only by observers
 /// that run synchronously inside that write, on the same thread: it never crosses threads.
+@usableFromInline
 final class _RelationHint {
+  @usableFromInline
   enum Edit {
     case insert(AnyObject, at: Int)
     case remove(AnyObject, at: Int)
@@ -39,16 +42,24 @@ final class _RelationHint {
     case setRemove(AnyObject)
   }
 
+  @usableFromInline
   let owner: ObjectIdentifier
+  @usableFromInline
   let relation: AnyKeyPath
+  @usableFromInline
   let edit: Edit
+  @usableFromInline
   let oldCount: Int
+  @usableFromInline
   let newCount: Int
   /// Buffer identities of the array before and after the edit (`nil` for sets), so that an
   /// observer can tell that the change it hears is exactly this edit.
+  @usableFromInline
   let oldBase: UnsafeRawPointer?
+  @usableFromInline
   let newBase: UnsafeRawPointer?
 
+  @inlinable
   init(
     owner: ObjectIdentifier, relation: AnyKeyPath, edit: Edit, oldCount: Int, newCount: Int,
     oldBase: UnsafeRawPointer?, newBase: UnsafeRawPointer?
@@ -63,10 +74,12 @@ final class _RelationHint {
   }
 
   /// The hint of the write being made on this thread, if it is a fine-grained edit.
+  @inlinable
   static var current: _RelationHint? { _currentThreadValue as? _RelationHint }
 }
 
 /// The address of an array's buffer (its identity while the array is alive).
+@inlinable
 func _bufferIdentity<Element>(_ array: [Element]) -> UnsafeRawPointer? {
   array.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
 }
@@ -96,6 +109,7 @@ extension ObservableModel {
   /// - Complexity: O(log n) for each relation controller, where *n* is the array's count; for
   ///   the array, what the edit costs an `Array` (an append is amortized O(1), an insert or
   ///   remove shifts the tail), plus a copy when the array is shared (see above).
+  @inlinable
   public func apply<Element: AnyObject>(
     _ mutation: RelationMutation<Element>, to relation: ReferenceWritableKeyPath<Self, [Element]>
   ) {
@@ -158,6 +172,7 @@ extension ObservableModel {
   ///   - index: Where to insert it, in `0...count`.
   ///   - relation: The `@Observed` array of objects.
   /// - Complexity: See ``Binding/ObservableModel/apply(_:to:)``.
+  @inlinable
   public func insert<Element: AnyObject>(
     _ element: Element, at index: Int, into relation: ReferenceWritableKeyPath<Self, [Element]>
   ) {
@@ -176,6 +191,7 @@ extension ObservableModel {
   /// - Returns: The removed element.
   /// - Complexity: See ``Binding/ObservableModel/apply(_:to:)``.
   @discardableResult
+  @inlinable
   public func remove<Element: AnyObject>(
     at index: Int, from relation: ReferenceWritableKeyPath<Self, [Element]>
   ) -> Element {
@@ -201,6 +217,7 @@ extension ObservableModel {
   /// - Returns: The index it had, or `nil` (and nothing is written) if it is not in the array.
   /// - Complexity: O(n) to find it, then as ``Binding/ObservableModel/apply(_:to:)``.
   @discardableResult
+  @inlinable
   public func remove<Element: AnyObject>(
     _ element: Element, from relation: ReferenceWritableKeyPath<Self, [Element]>
   ) -> Int? {
@@ -228,6 +245,7 @@ extension ObservableModel {
   ///   the set, amortized O(1), plus a copy when the set is shared (as for
   ///   ``Binding/ObservableModel/apply(_:to:)``).
   @discardableResult
+  @inlinable
   public func insert<Element: AnyObject & Hashable>(
     _ element: Element, into relation: ReferenceWritableKeyPath<Self, Set<Element>>
   ) -> Bool {
@@ -257,6 +275,7 @@ extension ObservableModel {
   ///   the set, O(1), plus a copy when the set is shared (as for
   ///   ``Binding/ObservableModel/apply(_:to:)``).
   @discardableResult
+  @inlinable
   public func remove<Element: AnyObject & Hashable>(
     _ element: Element, from relation: ReferenceWritableKeyPath<Self, Set<Element>>
   ) -> Element? {
@@ -281,6 +300,7 @@ extension ObservableModel {
   /// relation that reads one `@Observed` property of this object is taken out; the value of a
   /// path through other objects, or of a model bridged to Swift Observation (which would
   /// report the emptying write to Swift Observation), is only read, and the edit copies it.
+  @inlinable
   func _takeForEditing<Value>(
     _ relation: ReferenceWritableKeyPath<Self, Value>, leaving empty: Value
   ) -> Value {

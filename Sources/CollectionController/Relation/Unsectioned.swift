@@ -1,3 +1,4 @@
+import Foundation
 /// The section key of a relation controller without sections: one value, so one section.
 ///
 /// A controller created without `sectionedBy:` is a `RelationController<Element, Unsectioned>`.
@@ -13,6 +14,7 @@ public struct Unsectioned: Hashable, Comparable, Sendable, CustomStringConvertib
   CustomDebugStringConvertible
 {
   /// The one section key.
+  @inlinable
   public init() {}
 
   /// Never true: there is one value.
@@ -21,6 +23,7 @@ public struct Unsectioned: Hashable, Comparable, Sendable, CustomStringConvertib
   ///   - lhs: The one value.
   ///   - rhs: The one value.
   /// - Returns: `false`.
+  @inlinable
   public static func < (lhs: Unsectioned, rhs: Unsectioned) -> Bool { false }
 
   /// The empty string (the one section's name).

@@ -243,7 +243,7 @@ extension ChangeSetBuilderTests {
   @Test func replayerShowsASwapReportedAsOneMoveGoesWrong() throws {
     // MZ reported an exchange of rows 0 and 3 as one move; UIKit then shows the wrong order.
     var changes = RelationChangeSet<Item>()
-    changes.movedRows = [Move(from: p(0, 0), to: p(0, 3), changed: false)]
+    changes._movedRows = [Move(from: p(0, 0), to: p(0, 3), changed: false)]
     let shown = try BatchUpdateReplayer.replay(
       old: [["a", "b", "c", "d"]], changes: changes, dataSource: [["d", "b", "c", "a"]])
     #expect(shown == [["b", "c", "d", "a"]])
@@ -251,8 +251,8 @@ extension ChangeSetBuilderTests {
 
   @Test func replayerRejectsRowChangesInsideDeletedSections() {
     var changes = RelationChangeSet<Item>()
-    changes.deletedSections = [0]
-    changes.deletedRows = [p(0, 0)]
+    changes._deletedSections = [0]
+    changes._deletedRows = [p(0, 0)]
     #expect(throws: BatchUpdateReplayer.Failure.self) {
       try BatchUpdateReplayer.replay(old: [["a"], ["b"]], changes: changes, dataSource: [["b"]])
     }

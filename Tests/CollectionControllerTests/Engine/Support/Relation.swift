@@ -131,11 +131,11 @@ struct Relation {
     guard checkMinimality else { return }
     for (i, move) in changes.movedRows.enumerated() {
       var fewer = changes
-      fewer.movedRows.remove(at: i)
-      fewer.movedElements.remove(at: i)
+      fewer._movedRows.remove(at: i)
+      fewer._movedElements.remove(at: i)
       if move.changed {
-        fewer.updatedRows.append(move.from)
-        fewer.updatedElements.append(changes.movedElements[i])
+        fewer._updatedRows.append(move.from)
+        fewer._updatedElements.append(changes._movedElements[i])
       }
       let replay = try? BatchUpdateReplayer.replay(
         old: oldIDs, changes: fewer, dataSource: expectedIDs)
