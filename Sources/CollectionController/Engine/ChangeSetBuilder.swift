@@ -1,4 +1,5 @@
 import Foundation
+
 /// Computes the change set of one transaction on an `_OrderedIndex`.
 ///
 /// A transaction runs in three steps:
@@ -52,7 +53,9 @@ struct _ChangeSetBuilder<Element: AnyObject, SectionKey: Hashable & Comparable> 
     var changed: Bool
 
     @inlinable
-    init(id: ObjectIdentifier, element: Element?, oldKey: SectionKey?, old: RowPosition?, changed: Bool) {
+    init(
+      id: ObjectIdentifier, element: Element?, oldKey: SectionKey?, old: RowPosition?, changed: Bool
+    ) {
       self.id = id
       self.element = element
       self.oldKey = oldKey
@@ -337,7 +340,10 @@ extension _ChangeSetBuilder {
     var changed: Bool
 
     @inlinable
-    init(element: Element, oldKey: SectionKey?, old: RowPosition?, newKey: SectionKey?, new: RowPosition?, changed: Bool) {
+    init(
+      element: Element, oldKey: SectionKey?, old: RowPosition?, newKey: SectionKey?,
+      new: RowPosition?, changed: Bool
+    ) {
       self.element = element
       self.oldKey = oldKey
       self.old = old

@@ -1,4 +1,5 @@
 import Foundation
+
 // The identity table of `_OrderedIndex` (see `_IdentityTable`): the key of a bucket is the
 // identity kept in the node of its slot, so lookups load no element (no generic copy, no
 // retain).

@@ -1,4 +1,5 @@
 import Foundation
+
 extension _OrderedIndex {
   #if COLLECTION_CONTROLLER_INTERNAL_CHECKS
     /// Traps unless every structural invariant holds: section keys strictly increasing, no empty

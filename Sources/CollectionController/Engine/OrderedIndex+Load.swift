@@ -1,4 +1,5 @@
 import Foundation
+
 // Building an index in bulk: one sort and a linear load, instead of one insertion (and its
 // O(log n) comparisons and rotations) per element.
 
@@ -20,7 +21,10 @@ extension _OrderedIndex {
     var sections: [(key: SectionKey, range: Range<Int>, isPermanent: Bool)]
 
     @inlinable
-    init(elements: [Element], sequences: [UInt64], order: [Int32], sections: [(key: SectionKey, range: Range<Int>, isPermanent: Bool)]) {
+    init(
+      elements: [Element], sequences: [UInt64], order: [Int32],
+      sections: [(key: SectionKey, range: Range<Int>, isPermanent: Bool)]
+    ) {
       self.elements = elements
       self.sequences = sequences
       self.order = order

@@ -1,4 +1,5 @@
 import Foundation
+
 /// Traps with `message` unless `condition` holds, in every build configuration.
 ///
 /// For programmer errors that callers must be told about (an index out of range): `precondition`

@@ -1,5 +1,5 @@
-import Foundation
 import Binding
+import Foundation
 
 /// The members of a relation controller by identity: a pool of 40-byte `_RelationMember`s and
 /// an `_IdentityTable` of pool slots (about 5 bytes per member), instead of a dictionary, whose
@@ -64,7 +64,10 @@ struct _MemberTable: Sequence {
     var leaving: [ObjectIdentifier] = []
 
     @inlinable
-    init(firstOccurrences: [Int] = [], labels: [UInt64] = [], newDuplicates: [ObjectIdentifier: Int] = [:], leaving: [ObjectIdentifier] = []) {
+    init(
+      firstOccurrences: [Int] = [], labels: [UInt64] = [],
+      newDuplicates: [ObjectIdentifier: Int] = [:], leaving: [ObjectIdentifier] = []
+    ) {
       self.firstOccurrences = firstOccurrences
       self.labels = labels
       self.newDuplicates = newDuplicates

@@ -1,4 +1,5 @@
 import Foundation
+
 /// Order-maintenance labels: the place of each element of an array relation, as a `UInt64`
 /// whose order is the array's order, so that the ordered index breaks ties of the sort by
 /// relation order without knowing array positions (which an insert at the front would shift).

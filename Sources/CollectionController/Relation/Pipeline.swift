@@ -1,4 +1,5 @@
 import Foundation
+
 /// The relation controller's pipeline as a state machine: events in, transactions out, one
 /// drainer at a time.
 ///

@@ -1,5 +1,5 @@
-import Foundation
 import Binding
+import Foundation
 
 /// The collection types a to-many relation can be: an array or a set of objects.
 ///

@@ -97,7 +97,11 @@ extension RelationController {
     public var observing: [PartialKeyPath<Element>]
 
     @inlinable
-    init(filter: Filter?, sortedBy: [any SortComparator<Element>], sectionedBy: @escaping (Element) -> SectionKey, sectionName: @escaping (SectionKey) -> String, observing: [PartialKeyPath<Element>]) {
+    init(
+      filter: Filter?, sortedBy: [any SortComparator<Element>],
+      sectionedBy: @escaping (Element) -> SectionKey, sectionName: @escaping (SectionKey) -> String,
+      observing: [PartialKeyPath<Element>]
+    ) {
       self.filter = filter
       self.sortedBy = sortedBy
       self.sectionedBy = sectionedBy

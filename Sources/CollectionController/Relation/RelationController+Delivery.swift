@@ -1,5 +1,5 @@
-import Foundation
 import Binding
+import Foundation
 
 /// What happened to a section or an element, as NSFetchedResultsController's delegate says it.
 ///

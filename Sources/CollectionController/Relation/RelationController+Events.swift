@@ -1,5 +1,5 @@
-import Foundation
 import Binding
+import Foundation
 
 // Step 1 of the pipeline: what the controller hears becomes events in its queue.
 //
@@ -248,7 +248,10 @@ extension RelationController {
     let generation: UInt16
 
     @inlinable
-    init(id: ObjectIdentifier, element: Element, watch: _WatchHandle?, config: _Config<Element, SectionKey>, generation: UInt16) {
+    init(
+      id: ObjectIdentifier, element: Element, watch: _WatchHandle?,
+      config: _Config<Element, SectionKey>, generation: UInt16
+    ) {
       self.id = id
       self.element = element
       self.watch = watch

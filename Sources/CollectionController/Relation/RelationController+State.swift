@@ -1,5 +1,5 @@
-import Foundation
 import Binding
+import Foundation
 
 // What a relation controller keeps, and who may touch it.
 //
@@ -167,7 +167,10 @@ extension RelationController {
     let sectionName: (SectionKey) -> String
 
     @inlinable
-    init(changes: RelationChangeSet<Element>, deletedSectionKeys: [SectionKey], insertedSectionKeys: [SectionKey], sectionName: @escaping (SectionKey) -> String) {
+    init(
+      changes: RelationChangeSet<Element>, deletedSectionKeys: [SectionKey],
+      insertedSectionKeys: [SectionKey], sectionName: @escaping (SectionKey) -> String
+    ) {
       self.changes = changes
       self.deletedSectionKeys = deletedSectionKeys
       self.insertedSectionKeys = insertedSectionKeys

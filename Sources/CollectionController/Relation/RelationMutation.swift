@@ -1,5 +1,5 @@
-import Foundation
 import Binding
+import Foundation
 
 /// One edit of an array relation at indexes, like KVO's mutable array proxy.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+
 /// The section key of a relation controller without sections: one value, so one section.
 ///
 /// A controller created without `sectionedBy:` is a `RelationController<Element, Unsectioned>`.
