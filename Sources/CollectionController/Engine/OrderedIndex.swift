@@ -356,10 +356,19 @@ extension _OrderedIndex {
     var parent: Int32 = -1
     var goesLeft = false
     var node = _sections[section].root
-    while node >= 0 {
-      parent = node
-      goesLeft = _orders(element, sequence, before: node)
-      node = goesLeft ? _nodes[Int(node)].left : _nodes[Int(node)].right
+    if let keys {
+      // The kept keys, held once for the walk (not retained and released per comparison).
+      while node >= 0 {
+        parent = node
+        goesLeft = Self._orders(keys.compareStaged(with: node), sequence, before: node, _nodes)
+        node = goesLeft ? _nodes[Int(node)].left : _nodes[Int(node)].right
+      }
+    } else {
+      while node >= 0 {
+        parent = node
+        goesLeft = _orders(element, sequence, before: node)
+        node = goesLeft ? _nodes[Int(node)].left : _nodes[Int(node)].right
+      }
     }
     return InsertionPoint(
       sectionKey: sectionKey, section: section, newSection: section, parent: parent,
@@ -540,10 +549,21 @@ extension _OrderedIndex {
   func _orders(_ element: Element, _ sequence: UInt64, before node: Int32) -> Bool {
     let order =
       if let keys { keys.compareStaged(with: node) } else { _comparator(element, _element(node)) }
+    return Self._orders(order, sequence, before: node, _nodes)
+  }
+
+  /// Whether an element whose comparison with `node` gave `order`, and whose sequence number
+  /// is `sequence`, goes before it.
+  @inlinable
+  @inline(__always)
+  static func _orders(
+    _ order: ComparisonResult, _ sequence: UInt64, before node: Int32,
+    _ nodes: ContiguousArray<_IndexNode>
+  ) -> Bool {
     switch order {
-    case .orderedAscending: return true
-    case .orderedDescending: return false
-    case .orderedSame: return sequence < _nodes[Int(node)].sequence
+    case .orderedAscending: true
+    case .orderedDescending: false
+    case .orderedSame: sequence < nodes[Int(node)].sequence
     }
   }
 
@@ -644,7 +664,11 @@ extension _OrderedIndex {
   /// The first section index whose key is not less than `key`.
   @inlinable
   func _sectionLowerBound(_ key: SectionKey) -> Int {
-    _lowerBound(_sections.count) { _sections[$0].key < key }
+    // The closure reads the sections' buffer, not `self`: capturing `self` would copy the
+    // whole index into its context (a retain and a release of every buffer).
+    _sections.withUnsafeBufferPointer { sections in
+      _lowerBound(sections.count) { sections[$0].key < key }
+    }
   }
 
   /// Traps with a message unless `key`, the section key of `element`, is equal to itself.

@@ -24,6 +24,14 @@ final class _SortKeys<Element> {
   /// Where each key is kept, parallel to `readers`.
   @usableFromInline
   let stores: ContiguousArray<any _KeyStore>
+  /// The first two stores, and the others: comparisons read them from these `let`s, which
+  /// they borrow, where iterating `stores` would retain and release each store per comparison.
+  @usableFromInline
+  let _first: (any _KeyStore)?
+  @usableFromInline
+  let _second: (any _KeyStore)?
+  @usableFromInline
+  let _others: ContiguousArray<any _KeyStore>
   /// The identity of the staged element, checked when it is kept.
   @usableFromInline
   var _staged: ObjectIdentifier?
@@ -32,6 +40,9 @@ final class _SortKeys<Element> {
   init(_ readers: [_KeyReader<Element>]) {
     self.readers = readers
     stores = ContiguousArray(readers.map(\.keys))
+    _first = stores.first
+    _second = stores.count > 1 ? stores[1] : nil
+    _others = ContiguousArray(stores.dropFirst(2))
   }
 
   /// Kept keys for `comparators`, or `nil` when one of them cannot be specialised (see above).
@@ -56,7 +67,12 @@ final class _SortKeys<Element> {
   @inline(__always)
   @inlinable
   func compareStaged(with slot: Int32) -> ComparisonResult {
-    for store in stores {
+    guard let first = _first else { return .orderedSame }
+    let result = first.compareStaged(with: slot)
+    guard result == .orderedSame, let second = _second else { return result }
+    let next = second.compareStaged(with: slot)
+    guard next == .orderedSame, !_others.isEmpty else { return next }
+    for store in _others {
       let result = store.compareStaged(with: slot)
       if result != .orderedSame { return result }
     }
@@ -82,7 +98,12 @@ final class _SortKeys<Element> {
   @inline(__always)
   @inlinable
   func compare(_ a: Int32, _ b: Int32) -> ComparisonResult {
-    for store in stores {
+    guard let first = _first else { return .orderedSame }
+    let result = first.compare(a, b)
+    guard result == .orderedSame, let second = _second else { return result }
+    let next = second.compare(a, b)
+    guard next == .orderedSame, !_others.isEmpty else { return next }
+    for store in _others {
       let result = store.compare(a, b)
       if result != .orderedSame { return result }
     }

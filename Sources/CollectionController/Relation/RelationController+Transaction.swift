@@ -97,10 +97,11 @@ extension RelationController {
         return member.label
       }
     }
-    var builder = _ChangeSetBuilder(before: _state.index)
+    var builder = _ChangeSetBuilder(before: _state.drainerIndex)
     if reports {
       for (element, changed) in touched {
-        builder.touch(ObjectIdentifier(element), changedAttributes: changed, in: _state.index)
+        builder.touch(
+          ObjectIdentifier(element), changedAttributes: changed, in: _state.drainerIndex)
       }
     }
     _write { state in
@@ -118,13 +119,13 @@ extension RelationController {
         // held; only the drainer writes the index, so the point is still valid when it
         // inserts.
         guard config.includes(element) else { continue }
-        let point = _state.index.insertionPoint(
+        let point = _state.drainerIndex.insertionPoint(
           for: element, sectionKey: config.sectionedBy(element), sequence: labels[offset])
         _write { $0.index.insert(element, sequence: labels[offset], at: point) }
       }
     }
     guard reports else { return nil }
-    let built = builder.finish(after: _state.index)
+    let built = builder.finish(after: _state.drainerIndex)
     guard var changes = built ?? (namesBefore == nil ? nil : RelationChangeSet()) else {
       return nil
     }
