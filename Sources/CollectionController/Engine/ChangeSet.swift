@@ -69,6 +69,7 @@ public struct RelationChangeSet<Element> {
     }
 
     /// `from->to`, with `*` when changed.
+    @inlinable
     public var description: String { "\(from)->\(to)\(changed ? "*" : "")" }
   }
 

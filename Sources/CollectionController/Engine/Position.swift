@@ -51,6 +51,7 @@ public struct RowPosition: Hashable, Comparable, Sendable, CustomStringConvertib
   }
 
   /// `[section, row]`.
+  @inlinable
   public var description: String { "[\(section), \(row)]" }
 }
 

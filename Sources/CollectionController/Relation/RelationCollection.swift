@@ -31,10 +31,12 @@ public struct _RelationContent<Element: AnyObject> {
 
 extension Array: RelationCollection where Element: AnyObject {
   /// The array as a relation controller reads it.
+  @inlinable
   public var _relationContent: _RelationContent<Element> { _RelationContent(value: .array(self)) }
 }
 
 extension Set: RelationCollection where Element: AnyObject {
   /// The set as a relation controller reads it.
+  @inlinable
   public var _relationContent: _RelationContent<Element> { _RelationContent(value: .set(self)) }
 }

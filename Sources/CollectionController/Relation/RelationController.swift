@@ -107,6 +107,7 @@ public final class RelationController<Element: ObservableModel, SectionKey: Hash
     /// The number of elements in the section.
     ///
     /// - Complexity: O(1).
+    @inlinable
     public var count: Int { objects.count }
 
     @inlinable
@@ -591,5 +592,6 @@ public struct RelationConfigurationError: Error, CustomStringConvertible {
   init(_ message: String) { self.message = message }
 
   /// The message.
+  @inlinable
   public var description: String { "RelationController: \(message)" }
 }

@@ -28,9 +28,11 @@ public struct Unsectioned: Hashable, Comparable, Sendable, CustomStringConvertib
   public static func < (lhs: Unsectioned, rhs: Unsectioned) -> Bool { false }
 
   /// The empty string (the one section's name).
+  @inlinable
   public var description: String { "" }
 
   /// `Unsectioned()`, so that a printed snapshot shows its one section
   /// (`sectionIdentifiers: [Unsectioned()]`, not `[]`).
+  @inlinable
   public var debugDescription: String { "Unsectioned()" }
 }
