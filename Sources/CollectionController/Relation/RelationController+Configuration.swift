@@ -151,19 +151,20 @@ extension RelationController {
   }
 }
 
-/// The controller's configuration in the form it runs.
+/// The controller's configuration in the form it runs: immutable, and a class so that each
+/// re-watch and transaction that holds it retains one reference instead of copying nine.
 @usableFromInline
-struct _Config<Element: ObservableModel, SectionKey: Hashable & Comparable> {
+final class _Config<Element: ObservableModel, SectionKey: Hashable & Comparable> {
   @usableFromInline
-  var filter: RelationControllerFilter<Element>?
+  let filter: RelationControllerFilter<Element>?
   @usableFromInline
-  var sortedBy: [any SortComparator<Element>]
+  let sortedBy: [any SortComparator<Element>]
   @usableFromInline
-  var sectionedBy: (Element) -> SectionKey
+  let sectionedBy: (Element) -> SectionKey
   @usableFromInline
-  var sectionName: (SectionKey) -> String
+  let sectionName: (SectionKey) -> String
   @usableFromInline
-  var observing: [PartialKeyPath<Element>]
+  let observing: [PartialKeyPath<Element>]
   @usableFromInline
   let compare: (Element, Element) -> ComparisonResult
   /// Reads what the sort reads of an element (its kept keys' key paths when they can be kept).

@@ -20,7 +20,11 @@ extension RelationController {
   /// The controller's shared state (see above).
   @usableFromInline
   final class _State {
+    // `index`, `config`, `members` and `pipeline` skip run-time exclusivity checks (a tenth of
+    // a move): they are touched under the lock, or by the drainer alone, and no access to
+    // them is open while user code runs that could write them.
     @usableFromInline
+    @exclusivity(unchecked)
     var index: _OrderedIndex<Element, SectionKey>
     /// `index`, borrowed in place for the drainer's reads: reading the stored property for a
     /// call copies the index out (a retain and a release of each of its buffers), which was a
@@ -30,10 +34,13 @@ extension RelationController {
       _read { yield index }
     }
     @usableFromInline
+    @exclusivity(unchecked)
     var config: _Config<Element, SectionKey>
     @usableFromInline
+    @exclusivity(unchecked)
     var members = _MemberTable()
     @usableFromInline
+    @exclusivity(unchecked)
     var pipeline = _Pipeline<_Event>()
     /// Whether the owner was deallocated: nothing is observed or reported any more.
     @usableFromInline
@@ -61,43 +68,55 @@ extension RelationController {
   /// The transaction the drainer builds (see above).
   @usableFromInline
   final class _Work {
+    // Only the drainer touches it, one access at a time: no run-time exclusivity checks.
     @inlinable
     init() {}
 
     /// Extra occurrences in the array (an element held twice counts once here).
     @usableFromInline
+    @exclusivity(unchecked)
     var duplicates = 0
     /// The count and buffer identity of the array heard last (not the array itself: holding
     /// it would make every in-place edit of the relation copy it).
     @usableFromInline
+    @exclusivity(unchecked)
     var lastArrayCount = 0
     @usableFromInline
+    @exclusivity(unchecked)
     var lastArrayBase: UnsafeRawPointer?
     @usableFromInline
+    @exclusivity(unchecked)
     var lastSetCount = 0
     /// The next order label of a set's element (its order of entry).
     @usableFromInline
+    @exclusivity(unchecked)
     var nextSequence: UInt64 = 1
     /// Where the claims of the next member to enter start (see `_enter`).
     @usableFromInline
+    @exclusivity(unchecked)
     var claimSeed: UInt16 = 0
     /// The section names before the first reconfiguration of the pending transaction, if it
     /// has one (to report the sections it renamed).
     @usableFromInline
+    @exclusivity(unchecked)
     var namesBeforeReconfiguration: ((SectionKey) -> String)?
     /// The touched elements, in order, with whether their observed attributes changed.
     @usableFromInline
+    @exclusivity(unchecked)
     var dirty: [(element: Element, changedAttributes: Bool)] = []
     /// The place in `dirty` of each touched element of `dirty[..<_indexed]`; those after it,
     /// appended by `touchDistinct`, are indexed when one is next looked up (a first array of
     /// 10^6 elements then costs no dictionary at all).
     @usableFromInline
+    @exclusivity(unchecked)
     var _dirtyIndex: [ObjectIdentifier: Int] = [:]
     @usableFromInline
+    @exclusivity(unchecked)
     var _indexed = 0
     /// The observed attributes' fingerprint after the last change of each element changed in
     /// this transaction, compared with the member's when the transaction runs.
     @usableFromInline
+    @exclusivity(unchecked)
     var latestFingerprints: [ObjectIdentifier: Int] = [:]
 
     /// The place in `dirty` of the element with identity `id`, if it is touched.
