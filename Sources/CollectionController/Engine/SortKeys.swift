@@ -24,12 +24,13 @@ final class _SortKeys<Element> {
   /// Where each key is kept, parallel to `readers`.
   @usableFromInline
   let stores: ContiguousArray<any _KeyStore>
-  /// The first two stores, and the others: comparisons read them from these `let`s, which
-  /// they borrow, where iterating `stores` would retain and release each store per comparison.
+  /// The first two stores, and the others: comparisons call the first two through these
+  /// unretained references (`stores` keeps them alive as long as this object), where a strong
+  /// reference would be retained and released around every call.
   @usableFromInline
-  let _first: (any _KeyStore)?
+  unowned(unsafe) let _first: (any _KeyStore)?
   @usableFromInline
-  let _second: (any _KeyStore)?
+  unowned(unsafe) let _second: (any _KeyStore)?
   @usableFromInline
   let _others: ContiguousArray<any _KeyStore>
   /// The identity of the staged element, checked when it is kept.
