@@ -196,3 +196,67 @@ extension FunctionsReadingTheControllerTests {
     #expect(finished, "a section name function that reads its controller deadlocked")
   }
 }
+
+// MARK: - Functions that write while the drainer runs them
+
+/// What the sort key getter below does when armed (once): the writes a comparison makes.
+private let writesUnderTest = Mutex<(@Sendable () -> Void)?>(nil)
+
+extension Album {
+  /// The year, read through a computed property that, when armed, writes the relation and
+  /// reconfigures the controller (a sort key the controller keeps, read by the drainer while it
+  /// places an element).
+  fileprivate var yearWritingTheRelation: Int {
+    if let writes = writesUnderTest.withLock({ state in
+      defer { state = nil }
+      return state
+    }) {
+      writes()
+    }
+    return year
+  }
+}
+
+extension FunctionsReadingTheControllerTests {
+  /// The controller's internal state skips run-time exclusivity checks, on the promise that
+  /// user code run by the drainer (here a kept sort key's getter, read while an element is
+  /// placed) cannot write it: a relation write it makes is queued, so is a reconfiguration,
+  /// and both are applied after the transaction under way, exactly.
+  @Test(.serialized)
+  func userCodeThatWritesDuringTheDrainIsQueued() throws {
+    let artist = Artist(makeAlbums([("a", 1971), ("b", 1985), ("c", 1992)]))
+    let albums = try RelationController(
+      \.albums, of: artist, sortedBy: [SortDescriptor(\.yearWritingTheRelation)],
+      sectionedBy: { $0.decade }, delivery: .synchronous)
+    var changeSets: [RelationChangeSet<Album>] = []
+    let token = albums.onChange { changeSets.append($0) }
+    let handed = _Transfer((artist, albums))
+    writesUnderTest.withLock {
+      $0 = {
+        let (artist, albums) = handed.value
+        artist.insert(Album("d", year: 1975), at: 0, into: \.albums)
+        do {
+          try albums.reconfigure {
+            $0.sortedBy = [SortDescriptor(\.yearWritingTheRelation, order: .reverse)]
+          }
+        } catch {
+          Issue.record("reconfigure threw \(error)")
+        }
+      }
+    }
+    artist.albums[0].year = 1999  // "a" moves: placing it reads its key, which writes
+    token.cancel()
+    #expect(writesUnderTest.withLock { $0 } == nil, "the key getter never ran armed")
+    // Sections stay in key order; inside them, the reconfigured (reverse) year order.
+    #expect(albums.sections.map(\.key) == [1970, 1980, 1990])
+    #expect(albums.objects.map(\.name) == ["d", "b", "a", "c"])
+    // The move, the insertion and the reconfiguration were reported, and the change sets
+    // replay onto the first content to give the last.
+    #expect(!changeSets.isEmpty)
+    var replayed = [["a"], ["b"], ["c"]]
+    for changes in changeSets {
+      changes.apply(to: &replayed) { $0.name }
+    }
+    #expect(replayed == albums.sections.map { $0.objects.map(\.name) })
+  }
+}

@@ -25,8 +25,8 @@ final class _SortKeys<Element> {
   @usableFromInline
   let stores: ContiguousArray<any _KeyStore>
   /// The first two stores, and the others: comparisons call the first two through these
-  /// unretained references (`stores` keeps them alive as long as this object), where a strong
-  /// reference would be retained and released around every call.
+  /// unretained references, which `stores` (a `let`: keep it one) keeps alive as long as this
+  /// object.
   @usableFromInline
   unowned(unsafe) let _first: (any _KeyStore)?
   @usableFromInline
@@ -338,8 +338,9 @@ func _totalOrder<Value: Comparable>(_ a: Value, _ b: Value) -> ComparisonResult 
 
 /// `Int` keys.
 ///
-/// (In every store, `values` and `staged` skip run-time exclusivity checks: only the drainer
-/// touches them, one access at a time, and the checks were a tenth of each comparison.)
+/// (In every store, `values` and `staged` skip run-time exclusivity checks, which were a tenth
+/// of each comparison: only the drainer touches them, and no access to them is open while
+/// user code runs.)
 @usableFromInline
 final class _IntKeys: _TypedKeyStore {
   @usableFromInline

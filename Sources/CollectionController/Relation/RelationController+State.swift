@@ -21,18 +21,15 @@ extension RelationController {
   @usableFromInline
   final class _State {
     // `index`, `config`, `members` and `pipeline` skip run-time exclusivity checks (a tenth of
-    // a move): they are touched under the lock, or by the drainer alone, and no access to
-    // them is open while user code runs that could write them.
+    // a move). Those checks only ever catch two overlapping accesses on one thread, and there
+    // are none: the accesses are short, and user code that runs on the drainer's thread while
+    // the drainer reads the index (comparators, key getters, a section key's `<`) cannot write
+    // these fields, because the pipeline is draining: a relation write it makes is queued,
+    // `reconfigure` queues, and a nested drain does not start (see
+    // `userCodeThatWritesDuringTheDrainIsQueued` in RelationControllerReentrancyTests).
     @usableFromInline
     @exclusivity(unchecked)
     var index: _OrderedIndex<Element, SectionKey>
-    /// `index`, borrowed in place for the drainer's reads: reading the stored property for a
-    /// call copies the index out (a retain and a release of each of its buffers), which was a
-    /// fifth of a move. The drainer is the only writer, so its reads need no lock.
-    @inlinable
-    var drainerIndex: _OrderedIndex<Element, SectionKey> {
-      _read { yield index }
-    }
     @usableFromInline
     @exclusivity(unchecked)
     var config: _Config<Element, SectionKey>
@@ -68,7 +65,8 @@ extension RelationController {
   /// The transaction the drainer builds (see above).
   @usableFromInline
   final class _Work {
-    // Only the drainer touches it, one access at a time: no run-time exclusivity checks.
+    // Only the drainer touches it, and no access is open while user code runs: no run-time
+    // exclusivity checks (they only catch overlapping accesses on one thread).
     @inlinable
     init() {}
 

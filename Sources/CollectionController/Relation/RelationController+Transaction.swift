@@ -97,11 +97,11 @@ extension RelationController {
         return member.label
       }
     }
-    var builder = _ChangeSetBuilder(before: _state.drainerIndex)
+    var builder = _ChangeSetBuilder(before: _state.index)
     if reports {
       for (element, changed) in touched {
         builder.touch(
-          ObjectIdentifier(element), changedAttributes: changed, in: _state.drainerIndex)
+          ObjectIdentifier(element), changedAttributes: changed, in: _state.index)
       }
     }
     _write { state in
@@ -119,13 +119,13 @@ extension RelationController {
         // held; only the drainer writes the index, so the point is still valid when it
         // inserts.
         guard config.includes(element) else { continue }
-        let point = _state.drainerIndex.insertionPoint(
+        let point = _state.index.insertionPoint(
           for: element, sectionKey: config.sectionedBy(element), sequence: labels[offset])
         _write { $0.index.insert(element, sequence: labels[offset], at: point) }
       }
     }
     guard reports else { return nil }
-    let built = builder.finish(after: _state.drainerIndex)
+    let built = builder.finish(after: _state.index)
     guard var changes = built ?? (namesBefore == nil ? nil : RelationChangeSet()) else {
       return nil
     }
