@@ -12,10 +12,11 @@ import Foundation
 /// standard value type (see `_KeptComparable`) or an optional of one, compared by `Comparable`
 /// or by a `String.StandardComparator` (the two comparisons `SortDescriptor` offers), and was
 /// not changed after it was made; otherwise the controller compares live elements with the
-/// descriptors (the general path). The values of
-/// the common key types (`Int`, `Double`, `String` and their optionals) are kept in stores
-/// written for their type, so that comparing them runs no generic code; other types are kept
-/// in a generic store.
+/// descriptors (the general path). The values of the common key types (`Int`, `Double`,
+/// `String`, `Int?` and `String?`) are kept in stores written for their type, so that
+/// comparing them runs no generic code; other types (`Double?` included) are kept in a
+/// generic store, which is made at run time for the key path's value type and so runs
+/// unspecialised.
 @usableFromInline
 final class _SortKeys<Element> {
   /// What reads each key of an element, one per descriptor, first decides.
