@@ -222,8 +222,7 @@ extension FunctionsReadingTheControllerTests {
   /// user code run by the drainer (here a kept sort key's getter, read while an element is
   /// placed) cannot write it: a relation write it makes is queued, so is a reconfiguration,
   /// and both are applied after the transaction under way, exactly.
-  @Test(.serialized)
-  func userCodeThatWritesDuringTheDrainIsQueued() throws {
+  @Test func userCodeThatWritesDuringTheDrainIsQueued() throws {
     let artist = Artist(makeAlbums([("a", 1971), ("b", 1985), ("c", 1992)]))
     let albums = try RelationController(
       \.albums, of: artist, sortedBy: [SortDescriptor(\.yearWritingTheRelation)],
