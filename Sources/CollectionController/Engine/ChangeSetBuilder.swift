@@ -66,8 +66,11 @@ struct _ChangeSetBuilder<Element: AnyObject, SectionKey: Hashable & Comparable> 
 
   @usableFromInline
   var _touches: [_Touch] = []
-  @usableFromInline
-  var _slots: [ObjectIdentifier: Int] = [:]
+  #if COLLECTION_CONTROLLER_INTERNAL_CHECKS
+    /// The identities touched so far, to check that none is touched twice.
+    @usableFromInline
+    var _touched: Set<ObjectIdentifier> = []
+  #endif
   @usableFromInline
   let _version: UInt64
 
@@ -88,9 +91,9 @@ struct _ChangeSetBuilder<Element: AnyObject, SectionKey: Hashable & Comparable> 
 
   /// Records the old place of the element with identity `id` (if it is in the index).
   ///
-  /// Touching an element twice merges the touches (`changedAttributes` accumulates).
-  ///
-  /// - Precondition: `index` is the index the builder began with, not yet modified.
+  /// - Precondition: `index` is the index the builder began with, not yet modified, and the
+  ///   element was not touched before (callers merge repeated touches first: the controller's
+  ///   dirty list holds each element once; checked in debug builds).
   /// - Complexity: Expected O(log n).
   @inlinable
   mutating func touch(
@@ -98,11 +101,9 @@ struct _ChangeSetBuilder<Element: AnyObject, SectionKey: Hashable & Comparable> 
     in index: _OrderedIndex<Element, SectionKey>
   ) {
     precondition(index._version == _version, "touch every element before modifying the index")
-    if let slot = _slots[id] {
-      _touches[slot].changed = _touches[slot].changed || changedAttributes
-      return
-    }
-    _slots[id] = _touches.count
+    #if COLLECTION_CONTROLLER_INTERNAL_CHECKS
+      precondition(_touched.insert(id).inserted, "an element was touched twice")
+    #endif
     let old = index.position(of: id)
     _touches.append(
       _Touch(

@@ -55,7 +55,19 @@ struct Relation {
   mutating func commit(_ touched: [(Item, Bool)]) throws -> RelationChangeSet<Item>? {
     let old = index.sections
     let ids = memberIDs
-    let changes = index.applyTransaction(touching: touched.map { ($0.0, $0.1) }) { item in
+    // An element touched twice is touched once, with the changes merged (as the controller's
+    // dirty list does; the builder requires it).
+    var merged: [(element: Item, changedAttributes: Bool)] = []
+    var at: [ObjectIdentifier: Int] = [:]
+    for (item, changed) in touched {
+      if let i = at[item.id] {
+        merged[i].changedAttributes = merged[i].changedAttributes || changed
+      } else {
+        at[item.id] = merged.count
+        merged.append((item, changed))
+      }
+    }
+    let changes = index.applyTransaction(touching: merged) { item in
       ids.contains(item.id) && item.passes ? (item.sectionKey, item.sequence) : nil
     }
     index._checkInvariants()
