@@ -34,15 +34,15 @@ package protocol _WatchReceiver: AnyObject, Sendable {
 /// a watch that fires while its receiver is being released reaches nothing.
 @usableFromInline
 package final class _WatchSink: Sendable {
-  /// Calls the receiver's `_watchFired`; `false` once the receiver is gone. (In a struct:
-  /// a closure stored directly in the generic lock would be re-abstracted, and wrapped in one
-  /// more thunk, on every access.)
+  /// Calls the receiver's `_watchFired` while the receiver is alive. (In a struct: a closure
+  /// stored directly in the generic lock would be re-abstracted, and wrapped in one more
+  /// thunk, on every access.)
   @usableFromInline
   struct _Receiver: Sendable {
-    @usableFromInline let fire: @Sendable (ObjectIdentifier, _ elementDeleted: Bool) -> Bool
+    @usableFromInline let fire: @Sendable (ObjectIdentifier, _ elementDeleted: Bool) -> Void
 
     @inlinable
-    init(fire: @escaping @Sendable (ObjectIdentifier, _ elementDeleted: Bool) -> Bool) {
+    init(fire: @escaping @Sendable (ObjectIdentifier, _ elementDeleted: Bool) -> Void) {
       self.fire = fire
     }
   }
@@ -62,9 +62,7 @@ package final class _WatchSink: Sendable {
   package func attach<Receiver: _WatchReceiver>(_ receiver: Receiver) {
     _setReceiver(
       _Receiver { [weak receiver] id, elementDeleted in
-        guard let receiver else { return false }
-        receiver._watchFired(id, elementDeleted: elementDeleted)
-        return true
+        receiver?._watchFired(id, elementDeleted: elementDeleted)
       })
   }
 
@@ -76,7 +74,7 @@ package final class _WatchSink: Sendable {
   /// Tells the receiver, if it is still alive, that the element `id` (or an object its
   /// evaluation read) changed, or that the element was deleted.
   func fire(_ id: ObjectIdentifier, elementDeleted: Bool) {
-    _ = _receiver.withLock { $0 }?.fire(id, elementDeleted)
+    _receiver.withLock { $0 }?.fire(id, elementDeleted)
   }
 }
 

@@ -356,19 +356,13 @@ extension _OrderedIndex {
     var parent: Int32 = -1
     var goesLeft = false
     var node = _sections[section].root
-    if let keys {
-      // The kept keys, held once for the walk (not retained and released per comparison).
-      while node >= 0 {
-        parent = node
-        goesLeft = Self._orders(keys.compareStaged(with: node), sequence, before: node, _nodes)
-        node = goesLeft ? _nodes[Int(node)].left : _nodes[Int(node)].right
-      }
-    } else {
-      while node >= 0 {
-        parent = node
-        goesLeft = _orders(element, sequence, before: node)
-        node = goesLeft ? _nodes[Int(node)].left : _nodes[Int(node)].right
-      }
+    // The kept keys, held once for the walk (not retained and released per comparison).
+    let keys = self.keys
+    while node >= 0 {
+      parent = node
+      let order = keys?.compareStaged(with: node) ?? _comparator(element, _element(node))
+      goesLeft = Self._orders(order, sequence, before: node, _nodes)
+      node = goesLeft ? _nodes[Int(node)].left : _nodes[Int(node)].right
     }
     return InsertionPoint(
       sectionKey: sectionKey, section: section, newSection: section, parent: parent,
@@ -543,15 +537,6 @@ extension _OrderedIndex {
     return z ^ (z >> 31)
   }
 
-  /// Whether an element with `sequence` orders before the element at `node`.
-  @inline(__always)
-  @inlinable
-  func _orders(_ element: Element, _ sequence: UInt64, before node: Int32) -> Bool {
-    let order =
-      if let keys { keys.compareStaged(with: node) } else { _comparator(element, _element(node)) }
-    return Self._orders(order, sequence, before: node, _nodes)
-  }
-
   /// Whether an element whose comparison with `node` gave `order`, and whose sequence number
   /// is `sequence`, goes before it.
   @inlinable
@@ -664,11 +649,7 @@ extension _OrderedIndex {
   /// The first section index whose key is not less than `key`.
   @inlinable
   func _sectionLowerBound(_ key: SectionKey) -> Int {
-    // The closure reads the sections' buffer, not `self`: capturing `self` would copy the
-    // whole index into its context (a retain and a release of every buffer).
-    _sections.withUnsafeBufferPointer { sections in
-      _lowerBound(sections.count) { sections[$0].key < key }
-    }
+    _lowerBound(_sections.count) { _sections[$0].key < key }
   }
 
   /// Traps with a message unless `key`, the section key of `element`, is equal to itself.

@@ -27,7 +27,9 @@ final class _SortKeys<Element> {
   let stores: ContiguousArray<any _KeyStore>
   /// The first two stores, and the others: comparisons call the first two through these
   /// unretained references, which `stores` (a `let`: keep it one) keeps alive as long as this
-  /// object.
+  /// object. `compareStaged(with:)` and `compare(_:_:)` spell the walk over them out twice:
+  /// a loop over `stores` made a move 9% slower, and one walk taking a closure 6%
+  /// (`--profile-relation`, user time, 7 runs each).
   @usableFromInline
   unowned(unsafe) let _first: (any _KeyStore)?
   @usableFromInline

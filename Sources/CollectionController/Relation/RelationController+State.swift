@@ -26,7 +26,7 @@ extension RelationController {
     // the drainer reads the index (comparators, key getters, a section key's `<`) cannot write
     // these fields, because the pipeline is draining: a relation write it makes is queued,
     // `reconfigure` queues, and a nested drain does not start (see
-    // `userCodeThatWritesDuringTheDrainIsQueued` in RelationControllerReentrancyTests).
+    // `userCodeThatWritesDuringTheDrainIsQueued` in FunctionsReadingTheControllerTests).
     @usableFromInline
     @exclusivity(unchecked)
     var index: _OrderedIndex<Element, SectionKey>
