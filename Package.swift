@@ -11,7 +11,8 @@ let package = Package(
     .executable(name: "music-catalog", targets: ["MusicCatalogDemo"]),
   ],
   targets: [
-    .target(name: "Binding"),
+    .target(name: "_BindingThreadLocal"),
+    .target(name: "Binding", dependencies: ["_BindingThreadLocal"]),
     // COLLECTION_CONTROLLER_INTERNAL_CHECKS compiles the engine's `_checkInvariants()` methods
     // (O(n) structural checks of the ordered index); without it they are empty `@inline(__always)`
     // functions. It is on in debug builds, so tests check invariants; release builds never pay.

@@ -5,12 +5,16 @@
 #elseif canImport(Musl)
   import Musl
 #endif
+internal import _BindingThreadLocal
 
 /// Per-thread state of the observation core: the access recorder used to resolve key paths,
 /// the open coalescing scope, and the bindings being applied (to stop re-entrant loops).
 ///
-/// The state is reached through a POSIX thread-specific key rather than a task local because
-/// everything here is synchronous and per thread by contract (coalescing does not span `await`).
+/// The state is per thread rather than per task because everything here is synchronous and per
+/// thread by contract (coalescing does not span `await`). A POSIX thread-specific key owns it
+/// (its destructor releases the state when the thread exits); a C thread-local pointer
+/// (`_BindingThreadLocal`) finds it, with one load instead of a `pthread_getspecific` call on
+/// every write.
 final class _ThreadState {
   /// The innermost access recorder, if key-path tracking is running on this thread (unowned:
   /// the recorder is owned by `recorders`, and reading it on every tracked read must not
@@ -50,11 +54,10 @@ final class _ThreadState {
 
   /// The calling thread's state, unretained (the thread owns it until it exits).
   static var currentUnmanaged: Unmanaged<_ThreadState> {
-    if let raw = pthread_getspecific(_threadStateKey) {
-      return Unmanaged<_ThreadState>.fromOpaque(raw)
-    }
+    if let raw = _binding_threadState() { return Unmanaged<_ThreadState>.fromOpaque(raw) }
     let state = Unmanaged.passRetained(_ThreadState())
     pthread_setspecific(_threadStateKey, state.toOpaque())
+    _binding_setThreadState(state.toOpaque())
     return state
   }
 
@@ -63,23 +66,27 @@ final class _ThreadState {
 
   /// The calling thread's state if it was already created, unretained.
   static var existingUnmanaged: Unmanaged<_ThreadState>? {
-    guard let raw = pthread_getspecific(_threadStateKey) else { return nil }
+    guard let raw = _binding_threadState() else { return nil }
     return Unmanaged<_ThreadState>.fromOpaque(raw)
   }
 }
 
 #if canImport(Darwin)
   private func _releaseThreadState(_ raw: UnsafeMutableRawPointer) {
+    _binding_setThreadState(nil)
     Unmanaged<_ThreadState>.fromOpaque(raw).release()
   }
 #else
   private func _releaseThreadState(_ raw: UnsafeMutableRawPointer?) {
     guard let raw else { return }
+    _binding_setThreadState(nil)
     Unmanaged<_ThreadState>.fromOpaque(raw).release()
   }
 #endif
 
-/// The thread-specific key holding each thread's `_ThreadState` (retained once per thread).
+/// The thread-specific key holding each thread's `_ThreadState` (retained once per thread), so
+/// that it is released when the thread exits; the destructor also clears the thread-local
+/// pointer, so a later use on the exiting thread makes a new state instead of following it.
 private let _threadStateKey: pthread_key_t = {
   var key = pthread_key_t()
   let result = pthread_key_create(&key, _releaseThreadState)
@@ -90,7 +97,7 @@ private let _threadStateKey: pthread_key_t = {
 /// Runs `body` with `value` visible on this thread (`_currentThreadValue`), for the package's
 /// other modules: a relation edit tells the relation's observers, which run synchronously inside
 /// the write on the same thread, what it did. The one per-thread mechanism of the package (the
-/// thread-specific key above), not a task local: everything here is synchronous.
+/// thread state above), not a task local: everything here is synchronous.
 @usableFromInline
 package func _withThreadValue<R>(_ value: AnyObject, _ body: () throws -> R) rethrows -> R {
   let thread = _ThreadState.current
