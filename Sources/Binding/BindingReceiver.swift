@@ -236,22 +236,25 @@ extension BindingReceiver {
         "\(Self.self).\(key) ← \(Source.self).\(path)"
       }
     }
+    let receiver = _WeakBox(self)
     let dispatch: (KeyPathChange<Source, SourceValue>, _Lifetime) -> Bool = {
-      [weak self] change, lifetime in
+      change, lifetime in
       if route.runsHere {
         // Synchronous, or on the main actor with nothing queued: straight through.
-        guard let self else { return false }
-        if !change.isDeletion { apply(self, transform(change.newValue), lifetime) }
+        guard let receiver = receiver.value else { return false }
+        if !change.isDeletion { apply(receiver, transform(change.newValue), lifetime) }
         return true
       }
-      guard self != nil else { return false }
+      guard receiver.value != nil else { return false }
       if change.isDeletion { return true }
       let value = change.newValue
-      route.run { [weak self] in
+      route.run {
         // Re-checked when its turn comes: a binding ended meanwhile (unbind, a new binding of
         // the key) writes nothing; one ended by its source's deletion still writes what was
         // queued before it.
-        if lifetime.mayDeliver, let self { apply(self, transform(value), lifetime) }
+        if lifetime.mayDeliver, let receiver = receiver.value {
+          apply(receiver, transform(value), lifetime)
+        }
       }
       return true
     }

@@ -412,25 +412,26 @@ func _link<Element>(_ continuation: AsyncStream<Element>.Continuation, to lifeti
 func _targetDispatch<Target: AnyObject, Change>(
   _ target: Target, _ route: _Route, _ action: @escaping (Target, Change) -> Void
 ) -> (Change, _Lifetime) -> Bool {
+  let box = _WeakBox(target)
   switch route {
   case .synchronous:
-    return { [weak target] change, _ in
-      guard let target else { return false }
+    return { change, _ in
+      guard let target = box.value else { return false }
       action(target, change)
       return true
     }
   default:
-    return { [weak target] change, lifetime in
+    return { change, lifetime in
       if route.runsHere {
         // On the main actor with nothing queued: straight through, nothing allocated.
-        guard let target else { return false }
+        guard let target = box.value else { return false }
         action(target, change)
         return true
       }
-      guard target != nil else { return false }
-      route.run { [weak target] in
+      guard box.value != nil else { return false }
+      route.run {
         // Re-checked when its turn comes: a registration removed meanwhile hears nothing.
-        if lifetime.mayDeliver, let target { action(target, change) }
+        if lifetime.mayDeliver, let target = box.value { action(target, change) }
       }
       return true
     }

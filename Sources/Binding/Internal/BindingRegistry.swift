@@ -11,8 +11,11 @@ final class _BindingGuard {
   /// The thread applying the binding now (`_currentThreadKey()`), 0 when none is.
   @usableFromInline
   let _owner = Atomic<UInt>(0)
-  /// The newest value that came back while the owner applies (touched by the owner only).
+  /// The newest value that came back while the owner applies (touched by the owner only, so
+  /// the exclusivity checks, which see one thread's accesses, could only ever pass: a value
+  /// coming back is kept, not applied inside the application).
   @usableFromInline
+  @exclusivity(unchecked)
   var _next: (() -> Void)?
 
   @usableFromInline

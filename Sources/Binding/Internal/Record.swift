@@ -130,9 +130,13 @@ struct _Read {
 }
 
 /// A weak reference in a box.
+///
+/// Closures capture a box rather than `[weak object]`: a weak capture is a mutable variable, and
+/// every load of it pays a dynamic exclusivity check (a `swift_beginAccess` call, a few ns of a
+/// delivery). The reference is set once, here, so the check could never fail.
 @usableFromInline
 final class _WeakBox<Object: AnyObject> {
-  @usableFromInline weak var value: Object?
+  @usableFromInline @exclusivity(unchecked) weak var value: Object?
   @usableFromInline init(_ value: Object) { self.value = value }
 }
 
