@@ -120,18 +120,20 @@ public struct Observed<Value> {
   static func _didChange<Root: ObservableModel>(
     _ object: Root, _ storage: ReferenceWritableKeyPath<Root, Self>
   ) {
-    let state = object.observation._state.load(ordering: .acquiring)
+    var state = object.observation._state.load(ordering: .acquiring)
     if state == 0 { return }
-    // Nobody observes this property when it has no slot; the object's "any property" observers
-    // may. A slot comes back when the property needs one now, or when the storage held
-    // another object's (it was copied from there). Both calls are out of line, and `state` is
-    // passed by value, so that the unobserved write above needs no stack frame.
-    let slot = object[keyPath: storage]._slot
-    let replacement =
-      if let slot { _didSet(object, slot: slot, state: state) } else {
-        _didSetUnobserved(object, state: state)
-      }
-    if let replacement { object[keyPath: storage]._slot = replacement }
+    var slot = object[keyPath: storage]._slot
+    if slot == nil {
+      // Nobody observes this property; the object's "any property" observers may (or a lone
+      // watch, which this call notifies; `state` is then reloaded if it changed meanwhile).
+      slot = _slotForUnobservedSet(object, state: &state)
+      if slot == nil { return }
+      object[keyPath: storage]._slot = slot
+    }
+    // A slot comes back when the storage held another object's (it was copied from there).
+    if let replacement = _didSet(object, slot: slot.unsafelyUnwrapped, state: state) {
+      object[keyPath: storage]._slot = replacement
+    }
   }
 }
 

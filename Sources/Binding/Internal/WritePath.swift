@@ -41,19 +41,7 @@ func _didSet<Root: ObservableModel>(
     _notify(owner, slot: rawSlot, state: stateAddress)
     return nil
   }
-  return _didSetUnobserved(owner, state: stateAddress)
-}
-
-/// Notifies the observers of a property that has no slot of this object after an observed set
-/// (a lone watch, the object's "any property" observers); returns the slot the property's
-/// storage should hold from now on, or `nil` if it needs none.
-@usableFromInline
-@inline(never)
-func _didSetUnobserved<Root: ObservableModel>(
-  _ owner: Root, state stateAddress: UInt
-) -> UnsafeMutableRawPointer? {
   var word = stateAddress
-  // `word` is reloaded if the lone watch ended meanwhile.
   guard let made = _slotForUnobservedSet(owner, state: &word) else { return nil }
   _notify(owner, slot: made, state: word)
   return made
