@@ -1,4 +1,18 @@
+#if defined(__linux__) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE  // RTLD_DEFAULT
+#endif
+#include <dlfcn.h>
+
 #include "BindingThreadLocal.h"
 
 _Thread_local intptr_t _binding_tracking_depth = 0;
 _Thread_local void *_Nullable _binding_thread_state = 0;
+
+void (*_Nullable _binding_tsan_acquire)(const void *_Nullable) = 0;
+void (*_Nullable _binding_tsan_release)(const void *_Nullable) = 0;
+
+/// Looks ThreadSanitizer's annotations up once, before any Swift code of the process runs.
+__attribute__((constructor)) static void _binding_findThreadSanitizer(void) {
+  _binding_tsan_acquire = (void (*)(const void *))dlsym(RTLD_DEFAULT, "__tsan_acquire");
+  _binding_tsan_release = (void (*)(const void *))dlsym(RTLD_DEFAULT, "__tsan_release");
+}

@@ -1,3 +1,4 @@
+public import _BindingThreadLocal
 import Synchronization
 
 #if canImport(Darwin)
@@ -23,8 +24,9 @@ import Synchronization
 ///   objects in it let other threads do is atomic or locked in turn.
 /// - **ThreadSanitizer**: it does not see futexes, so it would report every access the lock
 ///   protects as a race. When the process runs under ThreadSanitizer, the lock tells it about
-///   each acquisition and release (`__tsan_acquire`, `__tsan_release`, looked up once); in any
-///   other process that is one load of a `nil` function pointer.
+///   each acquisition and release (`__tsan_acquire`, `__tsan_release`, looked up once when the
+///   library loads, by `_BindingThreadLocal`); in any other process that is one load of a null
+///   function pointer.
 ///
 /// Not `final`: `_ModelState` inherits it, so that an observed object's state is one allocation
 /// with its lock inline.
@@ -55,8 +57,8 @@ package class _Lock<State>: @unchecked Sendable {
       let slot = buffer.baseAddress.unsafelyUnwrapped
       try _mutex.withLock { _ in
         let address = UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
-        _tsanAcquire?(address)
-        defer { _tsanRelease?(address) }
+        _binding_tsanAcquire(address)
+        defer { _binding_tsanRelease(address) }
         slot.initialize(to: try body(&state))
       }
       // Initialised just above: `body` returned (had it thrown, the error would have been
@@ -64,26 +66,4 @@ package class _Lock<State>: @unchecked Sendable {
       return slot.move()
     }
   }
-}
-
-/// ThreadSanitizer's annotation of a synchronising access (`void __tsan_acquire(void *)` and
-/// `__tsan_release`), present only in a process built with `-sanitize=thread`.
-@usableFromInline
-typealias _TSanAnnotation = @convention(c) (UnsafeRawPointer?) -> Void
-
-/// `__tsan_acquire`, when the process runs under ThreadSanitizer.
-@usableFromInline
-let _tsanAcquire: _TSanAnnotation? = _tsanFunction("__tsan_acquire")
-
-/// `__tsan_release`, when the process runs under ThreadSanitizer.
-@usableFromInline
-let _tsanRelease: _TSanAnnotation? = _tsanFunction("__tsan_release")
-
-private func _tsanFunction(_ name: String) -> _TSanAnnotation? {
-  #if canImport(Darwin)
-    let handle = UnsafeMutableRawPointer(bitPattern: -2)  // RTLD_DEFAULT
-  #else
-    let handle: UnsafeMutableRawPointer? = nil  // RTLD_DEFAULT
-  #endif
-  return dlsym(handle, name).map { unsafeBitCast($0, to: _TSanAnnotation.self) }
 }

@@ -1,8 +1,10 @@
-// Thread-local storage for Binding, which Swift cannot declare: the calling thread's tracking
-// depth, read by every `@Observed` getter, and its `_ThreadState`, read by every observed write.
-// Not API: the module is public only because the getters that Binding inlines into its clients
-// read the depth. The functions are inline, so each access is one load or store (a
-// thread-pointer-relative move once the linker has placed the variables).
+// What Binding keeps in C: thread-local storage, which Swift cannot declare (the calling
+// thread's tracking depth, read by every `@Observed` getter, and its `_ThreadState`, read by
+// every observed write), and ThreadSanitizer's lock annotations, looked up once when the
+// library loads. Not API: the module is public only because code that Binding inlines into its
+// clients (the getters, the lock) uses it. The functions are inline, so each access is one load
+// or store (a thread-pointer-relative move for the thread-locals once the linker has placed
+// them).
 #ifndef BINDING_THREAD_LOCAL_H
 #define BINDING_THREAD_LOCAL_H
 
@@ -33,6 +35,22 @@ static inline __attribute__((always_inline)) void *_Nullable _binding_threadStat
 
 static inline __attribute__((always_inline)) void _binding_setThreadState(void *_Nullable state) {
   _binding_thread_state = state;
+}
+
+/// ThreadSanitizer's `__tsan_acquire` and `__tsan_release`, found when the library is loaded
+/// in a process built with `-sanitize=thread`, null in any other (see Binding's `_Lock`).
+extern void (*_Nullable _binding_tsan_acquire)(const void *_Nullable);
+extern void (*_Nullable _binding_tsan_release)(const void *_Nullable);
+
+/// Tells ThreadSanitizer that a lock at `address` was acquired; one load and a branch in a
+/// process without it.
+static inline __attribute__((always_inline)) void _binding_tsanAcquire(const void *_Nullable address) {
+  if (_binding_tsan_acquire) _binding_tsan_acquire(address);
+}
+
+/// Tells ThreadSanitizer that the lock at `address` is about to be released.
+static inline __attribute__((always_inline)) void _binding_tsanRelease(const void *_Nullable address) {
+  if (_binding_tsan_release) _binding_tsan_release(address);
 }
 
 #endif
