@@ -286,3 +286,38 @@ extension LifetimeTests {
     }
   }
 }
+
+// MARK: - Change values kept by a handler
+
+extension LifetimeTests {
+  /// A delivery hands the handler a change that borrows its object and key path (nothing is
+  /// retained for the call); a handler that keeps the change must own both from then on.
+  @Test func aKeptChangeOwnsItsObjectAndKeyPath() {
+    final class Keeper {
+      var kept: [KeyPathChange<User, Int>] = []
+    }
+    let keeper = Keeper()
+    weak var weakUser: User?
+    weak var weakPath: KeyPath<User, Int>?
+    do {
+      let user = User()
+      weakUser = user
+      // Built at run time (a literal's key path lives as long as the process), so that nothing
+      // but the registration and the changes holds it.
+      let path = (\User.blob).appending(path: \Blob.number)
+      weakPath = path
+      user.addTarget(keeper, for: path) { keeper, change in keeper.kept.append(change) }
+      user.blob = Blob(number: 1)
+      user.blob = Blob(number: 2)
+    }
+    // The registration ended with the user's last other reference; the changes hold both.
+    #expect(weakUser != nil)
+    #expect(weakPath != nil)
+    #expect(keeper.kept.map(\.object.blob.number) == [2, 2])
+    #expect(keeper.kept.map(\.oldValue) == [0, 1])
+    #expect(keeper.kept.allSatisfy { $0.object[keyPath: $0.keyPath] == 2 })
+    keeper.kept = []
+    #expect(weakUser == nil)
+    #expect(weakPath == nil)
+  }
+}
