@@ -1,5 +1,5 @@
-public import _BindingThreadLocal
 import Synchronization
+public import _BindingThreadLocal
 
 #if canImport(Darwin)
   import Darwin

@@ -1,3 +1,5 @@
+internal import _BindingThreadLocal
+
 #if canImport(Darwin)
   import Darwin
 #elseif canImport(Glibc)
@@ -5,7 +7,6 @@
 #elseif canImport(Musl)
   import Musl
 #endif
-internal import _BindingThreadLocal
 
 /// Per-thread state of the observation core: the access recorder used to resolve key paths,
 /// the open coalescing scope, and the bindings being applied (to stop re-entrant loops).
