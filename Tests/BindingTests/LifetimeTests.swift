@@ -310,7 +310,7 @@ extension LifetimeTests {
       user.blob = Blob(number: 1)
       user.blob = Blob(number: 2)
     }
-    // The registration ended with the user's last other reference; the changes hold both.
+    // Only the kept changes hold the user (and so its registration) and the key path now.
     #expect(weakUser != nil)
     #expect(weakPath != nil)
     #expect(keeper.kept.map(\.object.blob.number) == [2, 2])
