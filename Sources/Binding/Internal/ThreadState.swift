@@ -15,8 +15,7 @@ internal import _BindingThreadLocal
 /// thread by contract (coalescing does not span `await`). A POSIX thread-specific key owns it
 /// (its destructor releases the state when the thread exits); a C thread-local pointer
 /// (`_BindingThreadLocal`) finds it, with one load (in a Linux executable; see the header for
-/// other platforms) instead of a `pthread_getspecific` call on
-/// every write.
+/// other platforms) instead of a `pthread_getspecific` call on every write.
 final class _ThreadState {
   /// The innermost access recorder, if key-path tracking is running on this thread (unowned:
   /// the recorder is owned by `recorders`, and reading it on every tracked read must not

@@ -8,8 +8,8 @@ public import _BindingThreadLocal
 /// header for other platforms). The depth lives in a C thread-local variable: Swift has no
 /// thread-local storage of its own, and the alternatives cost more on every delivery. A
 /// process-wide count of tracking threads took two atomic read-modify-writes per evaluation
-/// (about 10 ns of a target's 95 on Linux), and `pthread_getspecific` is a call there. Marked `pure` in C, so that callers of a getter need
-/// not retain the object around the check.
+/// (about 10 ns of a target's 95 on Linux), and `pthread_getspecific` is a call there. Marked
+/// `pure` in C, so that callers of a getter need not retain the object around the check.
 @inlinable
 @inline(__always)
 func _isTracking() -> Bool {
