@@ -45,12 +45,14 @@ extern void (*_Nullable _binding_tsan_release)(const void *_Nullable);
 
 /// Tells ThreadSanitizer that a lock at `address` was acquired; one load and a branch in a
 /// process without it.
-static inline __attribute__((always_inline)) void _binding_tsanAcquire(const void *_Nullable address) {
+static inline __attribute__((always_inline)) void
+_binding_tsanAcquire(const void *_Nullable address) {
   if (_binding_tsan_acquire) _binding_tsan_acquire(address);
 }
 
 /// Tells ThreadSanitizer that the lock at `address` is about to be released.
-static inline __attribute__((always_inline)) void _binding_tsanRelease(const void *_Nullable address) {
+static inline __attribute__((always_inline)) void
+_binding_tsanRelease(const void *_Nullable address) {
   if (_binding_tsan_release) _binding_tsan_release(address);
 }
 
