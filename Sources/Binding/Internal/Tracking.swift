@@ -228,32 +228,36 @@ final class _AccessRecorder {
 func _recordRead<Root: ObservableModel>(
   _ object: Root, _ slot: UnsafeMutableRawPointer?
 ) -> UnsafeMutableRawPointer? {
-  guard let thread = _ThreadState.existingUnmanaged else { return slot }
-  return thread._withUnsafeGuaranteedRef { thread in
-    guard let recorder = thread.recorder else { return slot }
-    return recorder._withUnsafeGuaranteedRef { recorder in
-      if recorder.recordsObjects {
-        recorder.readAny = true
-        if ObjectIdentifier(object) != recorder.element {
-          recorder.record(object: object.observation.state(of: object))
-        }
-        return slot
-      }
-      // The slot a single-property registration expects, read from its root: known to be the
-      // root's (a pointer comparison, nothing followed; storage copied into another object
-      // may hold the same address, hence the owner check).
-      if let slot, recorder.expects(_slotAddress(of: slot), of: ObjectIdentifier(object)) {
-        recorder.matchSingle()
-        return slot
-      }
-      // Storage copied from another object's property holds that object's slot (see `_didSet`).
-      let owned = slot.flatMap { _isOwnSlot($0, of: object) ? $0 : nil }
-      guard let slot = owned ?? _makeSlot(object) else { return nil }
-      Unmanaged<_AnySlot>.fromOpaque(_slotAddress(of: slot))._withUnsafeGuaranteedRef {
-        recorder.record($0)
+  guard let thread = _ThreadState.existingUnmanaged,
+    let recorder = thread._withUnsafeGuaranteedRef({ $0.recorder })
+  else { return slot }
+  // The slot a single-property registration expects, read from its root: known to be the
+  // root's (a pointer comparison, nothing followed; storage copied into another object may
+  // hold the same address, hence the owner check). Every change of such a registration comes
+  // here, so it is checked first, in this function.
+  if let slot,
+    recorder._withUnsafeGuaranteedRef({
+      $0.expects(_slotAddress(of: slot), of: ObjectIdentifier(object))
+    })
+  {
+    recorder._withUnsafeGuaranteedRef { $0.matchSingle() }
+    return slot
+  }
+  return recorder._withUnsafeGuaranteedRef { recorder in
+    if recorder.recordsObjects {
+      recorder.readAny = true
+      if ObjectIdentifier(object) != recorder.element {
+        recorder.record(object: object.observation.state(of: object))
       }
       return slot
     }
+    // Storage copied from another object's property holds that object's slot (see `_didSet`).
+    let owned = slot.flatMap { _isOwnSlot($0, of: object) ? $0 : nil }
+    guard let slot = owned ?? _makeSlot(object) else { return nil }
+    Unmanaged<_AnySlot>.fromOpaque(_slotAddress(of: slot))._withUnsafeGuaranteedRef {
+      recorder.record($0)
+    }
+    return slot
   }
 }
 
