@@ -1,5 +1,3 @@
-import Foundation
-
 /// An open-addressing hash table (linear probing) from object identities to `Int32` slot
 /// numbers of a pool that the owner keeps: the key of a bucket is the identity of what its slot
 /// holds, read through the `identity` closure each operation takes, so a bucket costs 4 bytes

@@ -1,5 +1,3 @@
-import Foundation
-
 // Building an index in bulk: one sort and a linear load, instead of one insertion (and its
 // O(log n) comparisons and rotations) per element.
 

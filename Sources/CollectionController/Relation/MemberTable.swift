@@ -1,5 +1,4 @@
 import Binding
-import Foundation
 
 /// The members of a relation controller by identity: a pool of 40-byte `_RelationMember`s and
 /// an `_IdentityTable` of pool slots (about 5 bytes per member), instead of a dictionary, whose

@@ -1,5 +1,3 @@
-import Foundation
-
 /// The relation controller's pipeline as a state machine: events in, transactions out, one
 /// drainer at a time.
 ///

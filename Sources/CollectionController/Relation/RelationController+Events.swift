@@ -1,5 +1,4 @@
 import Binding
-import Foundation
 
 // Step 1 of the pipeline: what the controller hears becomes events in its queue.
 //

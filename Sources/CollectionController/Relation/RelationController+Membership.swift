@@ -1,5 +1,4 @@
 import Binding
-import Foundation
 
 // Folding events (the drainer's first step of a transaction): relation events update the
 // members and their order labels, element events mark elements touched, a reconfiguration

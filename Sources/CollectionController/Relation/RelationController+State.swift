@@ -1,5 +1,4 @@
 import Binding
-import Foundation
 
 // What a relation controller keeps, and who may touch it.
 //
