@@ -76,7 +76,7 @@ struct _ChangeSetBuilder<Element: AnyObject, SectionKey: Hashable & Comparable> 
 
   /// Begins a transaction on `index` in its state before the transaction.
   @inlinable
-  init(before index: _OrderedIndex<Element, SectionKey>) {
+  init(before index: borrowing _OrderedIndex<Element, SectionKey>) {
     _version = index._version
   }
 
@@ -98,7 +98,7 @@ struct _ChangeSetBuilder<Element: AnyObject, SectionKey: Hashable & Comparable> 
   @inlinable
   mutating func touch(
     _ id: ObjectIdentifier, changedAttributes: Bool,
-    in index: _OrderedIndex<Element, SectionKey>
+    in index: borrowing _OrderedIndex<Element, SectionKey>
   ) {
     precondition(index._version == _version, "touch every element before modifying the index")
     #if COLLECTION_CONTROLLER_INTERNAL_CHECKS
@@ -120,7 +120,7 @@ struct _ChangeSetBuilder<Element: AnyObject, SectionKey: Hashable & Comparable> 
   /// - Complexity: O(k log n + k log k) for *k* touched elements.
   @inlinable
   mutating func finish(
-    after index: _OrderedIndex<Element, SectionKey>, oneElementShortcut: Bool = true
+    after index: borrowing _OrderedIndex<Element, SectionKey>, oneElementShortcut: Bool = true
   ) -> RelationChangeSet<Element>? {
     // Where each touched element is now.
     var entries: [_Entry] = []
@@ -277,7 +277,7 @@ extension _ChangeSetBuilder {
   /// checks that both give the same change set.
   @inlinable
   mutating func _finishOne(
-    _ entry: _Entry, after index: _OrderedIndex<Element, SectionKey>
+    _ entry: _Entry, after index: borrowing _OrderedIndex<Element, SectionKey>
   ) -> RelationChangeSet<Element>? {
     var changes = RelationChangeSet<Element>()
     var liveOld = entry.old

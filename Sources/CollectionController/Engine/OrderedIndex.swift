@@ -52,7 +52,7 @@ import Foundation
 /// At 10^6 the cost is cache misses: about 25 tree levels of nodes plus the element read by each
 /// comparison. (Bytes per element swing with array growth: 39–43 after `reserveCapacity(n)`.)
 @usableFromInline
-struct _OrderedIndex<Element: AnyObject, SectionKey: Hashable & Comparable> {
+struct _OrderedIndex<Element: AnyObject, SectionKey: Hashable & Comparable>: ~Copyable {
   /// Compares two elements by their live sort keys; `.orderedSame` falls back to sequence numbers.
   @usableFromInline
   typealias Comparator = (Element, Element) -> ComparisonResult

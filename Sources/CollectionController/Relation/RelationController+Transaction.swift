@@ -213,7 +213,6 @@ extension RelationController {
   @inlinable
   func _healAroundTouched() {
     let work = _work
-    let index = _state.index
     var walked: [Bool] = []
     walked.reserveCapacity(work.dirty.count)
     func markWalked(_ element: Element) {
@@ -227,12 +226,12 @@ extension RelationController {
       scanned += 1
       if slot < walked.count && walked[slot] { continue }
       let element = work.dirty[slot].element
-      guard let position = index.position(of: ObjectIdentifier(element)) else { continue }
+      guard let position = _state.index.position(of: ObjectIdentifier(element)) else { continue }
       markWalked(element)
       let section = position.section
-      let rows = index.count(inSection: section)
+      let rows = _state.index.count(inSection: section)
       func touchedElement(_ row: Int) -> Element? {
-        let element = index.element(atSection: section, row: row)
+        let element = _state.index.element(atSection: section, row: row)
         return work.slot(of: ObjectIdentifier(element)) == nil ? nil : element
       }
       var left = position.row - 1
@@ -249,8 +248,8 @@ extension RelationController {
       }
       walkRun()
       while left >= 0 && right < rows {
-        let before = index.element(atSection: section, row: left)
-        let after = index.element(atSection: section, row: right)
+        let before = _state.index.element(atSection: section, row: left)
+        let after = _state.index.element(atSection: section, row: right)
         guard _ordersAfter(before, after) else { break }
         _touch(before)
         _touch(after)

@@ -14,7 +14,7 @@ private typealias Move = RelationChangeSet<Item>.Move
 extension ChangeSetBuilderTests {
   /// A single-section relation a(10) b(20) c(30) d(40) e(50).
   private func fiveItems() -> (Relation, [Item]) {
-    var relation = Relation(permanentSection: 0)
+    let relation = Relation(permanentSection: 0)
     let items = ["a", "b", "c", "d", "e"].enumerated().map { relation.make($1, ($0 + 1) * 10) }
     relation.load(items)
     return (relation, items)
@@ -22,7 +22,7 @@ extension ChangeSetBuilderTests {
 
   @Test(arguments: [(5, 0), (25, 2), (60, 5)])
   func insertAtFrontMiddleAndEnd(sortKey: Int, row: Int) throws {
-    var (relation, _) = fiveItems()
+    let (relation, _) = fiveItems()
     let x = relation.make("x", sortKey)
     relation.add(x)
     let changes = try #require(try relation.commit([(x, false)]))
@@ -33,7 +33,7 @@ extension ChangeSetBuilderTests {
   }
 
   @Test func delete() throws {
-    var (relation, items) = fiveItems()
+    let (relation, items) = fiveItems()
     relation.remove(items[2])
     let changes = try #require(try relation.commit([(items[2], false)]))
     #expect(changes.deletedRows == [p(0, 2)])
@@ -42,7 +42,7 @@ extension ChangeSetBuilderTests {
   }
 
   @Test func moveIsOneMove() throws {
-    var (relation, items) = fiveItems()
+    let (relation, items) = fiveItems()
     items[0].sortKey = 45
     let changes = try #require(try relation.commit([(items[0], false)]))
     #expect(changes.movedRows == [Move(from: p(0, 0), to: p(0, 3), changed: false)])
@@ -51,7 +51,7 @@ extension ChangeSetBuilderTests {
   }
 
   @Test func swapOfDistantElementsReportsBothMoves() throws {
-    var (relation, items) = fiveItems()
+    let (relation, items) = fiveItems()
     items[0].sortKey = 45
     items[3].sortKey = 5
     let changes = try #require(try relation.commit([(items[0], false), (items[3], false)]))
@@ -64,7 +64,7 @@ extension ChangeSetBuilderTests {
   }
 
   @Test func swapOfNeighboursNeedsOneMove() throws {
-    var (relation, items) = fiveItems()
+    let (relation, items) = fiveItems()
     items[1].sortKey = 30
     items[2].sortKey = 20
     let changes = try #require(try relation.commit([(items[1], false), (items[2], false)]))
@@ -72,7 +72,7 @@ extension ChangeSetBuilderTests {
   }
 
   @Test func moveAndChangeIsAChangedMove() throws {
-    var (relation, items) = fiveItems()
+    let (relation, items) = fiveItems()
     items[4].sortKey = 15
     let changes = try #require(try relation.commit([(items[4], true)]))
     #expect(changes.movedRows == [Move(from: p(0, 4), to: p(0, 1), changed: true)])
@@ -80,7 +80,7 @@ extension ChangeSetBuilderTests {
   }
 
   @Test func updateInPlace() throws {
-    var (relation, items) = fiveItems()
+    let (relation, items) = fiveItems()
     items[1].sortKey = 21  // still between a and c
     let changes = try #require(try relation.commit([(items[1], true)]))
     #expect(changes.updatedRows == [p(0, 1)])
@@ -89,7 +89,7 @@ extension ChangeSetBuilderTests {
   }
 
   @Test func deleteAndUpdateUseOldPositions() throws {
-    var (relation, items) = fiveItems()
+    let (relation, items) = fiveItems()
     relation.remove(items[0])
     let changes = try #require(try relation.commit([(items[0], false), (items[3], true)]))
     #expect(changes.deletedRows == [p(0, 0)])
@@ -98,7 +98,7 @@ extension ChangeSetBuilderTests {
   }
 
   @Test func insertAndMoveUseNewPositions() throws {
-    var (relation, items) = fiveItems()
+    let (relation, items) = fiveItems()
     let x = relation.make("x", 1)
     relation.add(x)
     items[4].sortKey = 35
@@ -108,7 +108,7 @@ extension ChangeSetBuilderTests {
   }
 
   @Test func sectionsAppearAndDisappear() throws {
-    var relation = Relation()
+    let relation = Relation()
     let a = relation.make("a", 1, section: 10)
     let b = relation.make("b", 1, section: 20)
     relation.load([a, b])
@@ -126,7 +126,7 @@ extension ChangeSetBuilderTests {
   }
 
   @Test func elementMovingIntoANewSectionIsARowDelete() throws {
-    var relation = Relation()
+    let relation = Relation()
     let a = relation.make("a", 1, section: 10)
     let b = relation.make("b", 2, section: 10)
     relation.load([a, b])
@@ -138,7 +138,7 @@ extension ChangeSetBuilderTests {
   }
 
   @Test func elementLeavingAVanishingSectionIsARowInsert() throws {
-    var relation = Relation()
+    let relation = Relation()
     let a = relation.make("a", 1, section: 10)
     let b = relation.make("b", 2, section: 20)
     relation.load([a, b])
@@ -151,7 +151,7 @@ extension ChangeSetBuilderTests {
   }
 
   @Test func elementMovingBetweenSurvivingSectionsIsAMove() throws {
-    var relation = Relation()
+    let relation = Relation()
     let a = relation.make("a", 1, section: 10)
     let b = relation.make("b", 2, section: 10)
     let c = relation.make("c", 1, section: 20)
@@ -163,7 +163,7 @@ extension ChangeSetBuilderTests {
   }
 
   @Test func sectionReplacedByAnotherKey() throws {
-    var relation = Relation()
+    let relation = Relation()
     let a = relation.make("a", 1, section: 10)
     relation.load([a])
     a.sectionKey = 20
@@ -174,7 +174,7 @@ extension ChangeSetBuilderTests {
   }
 
   @Test func tiesKeepEntryOrderSoTouchingMovesNothing() throws {
-    var relation = Relation(permanentSection: 0)
+    let relation = Relation(permanentSection: 0)
     let items = (0..<5).map { relation.make("i\($0)", 7) }
     relation.load(items)
     let changes = try relation.commit(items.map { ($0, false) })
@@ -183,7 +183,7 @@ extension ChangeSetBuilderTests {
   }
 
   @Test func nothingVisibleGivesNil() throws {
-    var (relation, items) = fiveItems()
+    let (relation, items) = fiveItems()
     #expect(try relation.commit([]) == nil)
     #expect(try relation.commit([(items[2], false)]) == nil)
     let hidden = relation.make("hidden", 3, passes: false)
@@ -194,7 +194,7 @@ extension ChangeSetBuilderTests {
   }
 
   @Test func enteringOrLeavingTheFilterIsNeverAlsoAnUpdate() throws {
-    var (relation, items) = fiveItems()
+    let (relation, items) = fiveItems()
     items[1].passes = false
     let left = try #require(try relation.commit([(items[1], true)]))
     #expect(left.deletedRows == [p(0, 1)] && left.updatedRows.isEmpty)
@@ -204,7 +204,7 @@ extension ChangeSetBuilderTests {
   }
 
   @Test func permanentSectionIsNeverInsertedOrDeleted() throws {
-    var relation = Relation(permanentSection: 0)
+    let relation = Relation(permanentSection: 0)
     let a = relation.make("a", 1)
     relation.add(a)
     let first = try #require(try relation.commit([(a, false)]))
@@ -216,7 +216,7 @@ extension ChangeSetBuilderTests {
   }
 
   @Test func wholeRelationReplacement() throws {
-    var relation = Relation()
+    let relation = Relation()
     var rng = SplitMix64(seed: 7)
     let old = (0..<200).map {
       relation.make("o\($0)", Int.random(in: 0..<40, using: &rng), section: $0 % 3)

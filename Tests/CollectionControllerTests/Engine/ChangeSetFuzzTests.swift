@@ -55,7 +55,7 @@ extension ChangeSetFuzzTests {
     let sortRange = seed % 2 == 0 ? 0..<8 : 0..<40
     let sectionRange = 0..<[1, 6, 12, 3][shape]
     let largeSize = [300, 300, 15, 40][shape]
-    var relation = Relation(permanentSection: sectioned ? nil : 0)
+    let relation = Relation(permanentSection: sectioned ? nil : 0)
     var counter = 0
     func makeItem(_ rng: inout SplitMix64) -> Item {
       defer { counter += 1 }

@@ -10,7 +10,7 @@ extension OrderedIndexTests {
   @Test func emptyIndexHasNoSectionsUnlessOneIsPermanent() {
     let plain = ItemIndex.items()
     #expect(plain.sectionCount == 0)
-    #expect(plain.isEmpty)
+    #expect(plain.isEmpty == true)
     let single = ItemIndex.items(permanentSection: 0)
     #expect(single.sectionCount == 1)
     #expect(single.count(inSection: 0) == 0)
@@ -32,7 +32,7 @@ extension OrderedIndexTests {
     #expect(index.count == 5)
     #expect(index.position(of: c.id) == RowPosition(section: 0, row: 2))
     #expect(index.element(atSection: 0, row: 4) === e)
-    #expect(index.contains(a.id))
+    #expect(index.contains(a.id) == true)
   }
 
   @Test func tiesKeepSequenceOrder() {

@@ -4,7 +4,7 @@ import Testing
 
 /// A relation of items feeding an index the way a controller would: members passing the filter,
 /// sectioned by `sectionKey`, sorted by `sortKey`, ties by the sequence of entry.
-struct Relation {
+final class Relation {
   private(set) var members: [Item] = []
   private var memberIDs: Set<ObjectIdentifier> = []
   private(set) var index: ItemIndex
@@ -15,7 +15,7 @@ struct Relation {
   }
 
   /// Creates an item that is not yet a member.
-  mutating func make(
+  func make(
     _ name: String, _ sortKey: Int, section: Int = 0, passes: Bool = true
   ) -> Item {
     defer { nextSequence += 1 }
@@ -24,7 +24,7 @@ struct Relation {
   }
 
   /// Adds members without a change set (the initial content).
-  mutating func load(_ items: [Item]) {
+  func load(_ items: [Item]) {
     for item in items {
       members.append(item)
       memberIDs.insert(item.id)
@@ -32,12 +32,12 @@ struct Relation {
     }
   }
 
-  mutating func add(_ item: Item) {
+  func add(_ item: Item) {
     members.append(item)
     memberIDs.insert(item.id)
   }
 
-  mutating func remove(_ item: Item) {
+  func remove(_ item: Item) {
     members.removeAll { $0 === item }
     memberIDs.remove(item.id)
   }
@@ -52,7 +52,7 @@ struct Relation {
   /// Runs one transaction over `touched` and checks the change set against the replayer,
   /// `apply(to:)`, `collectionDifference()` and a from-scratch recomputation.
   @discardableResult
-  mutating func commit(_ touched: [(Item, Bool)]) throws -> RelationChangeSet<Item>? {
+  func commit(_ touched: [(Item, Bool)]) throws -> RelationChangeSet<Item>? {
     let old = index.sections
     let ids = memberIDs
     // An element touched twice is touched once, with the changes merged (as the controller's
