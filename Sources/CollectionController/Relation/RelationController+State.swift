@@ -55,7 +55,8 @@ extension RelationController {
     var nextHandlerID: UInt64 = 0
 
     @inlinable
-    init(index: consuming _OrderedIndex<Element, SectionKey>, config: _Config<Element, SectionKey>) {
+    init(index: consuming _OrderedIndex<Element, SectionKey>, config: _Config<Element, SectionKey>)
+    {
       self.index = index
       self.config = config
     }
