@@ -162,7 +162,7 @@ struct _ChangeSetBuilder<Element: AnyObject, SectionKey: Hashable & Comparable> 
       }
     }
     // Safe: every deleted section is a key of `deletedOld`.
-    deletedSectionKeys = changes.deletedSections.map { deletedOld[$0].unsafelyUnwrapped }
+    deletedSectionKeys = changes._deletedSections.map { deletedOld[$0].unsafelyUnwrapped }
     var insertedNew: Set<Int> = []
     for (section, touched) in touchesOfNewSection
     where !index._sections[section].isPermanent && index.count(inSection: section) == touched {

@@ -339,19 +339,19 @@ extension RelationController {
     _ changes: RelationChangeSet<Element>, _ delivery: _Delivery
   ) {
     delegate.relationControllerWillChangeContent(self)
-    for (ordinal, index) in changes.deletedSections.enumerated() {
+    for (ordinal, index) in changes._deletedSections.enumerated() {
       let section = Section(
         key: delivery.deletedSectionKeys[ordinal], name: changes.deletedSectionNames[ordinal],
         objects: changes.deletedSectionElements[ordinal])
       delegate.relationController(self, didChange: section, atSectionIndex: index, for: .delete)
     }
-    for (ordinal, index) in changes.insertedSections.enumerated() {
+    for (ordinal, index) in changes._insertedSections.enumerated() {
       let section = Section(
         key: delivery.insertedSectionKeys[ordinal], name: changes.insertedSectionNames[ordinal],
         objects: changes.insertedSectionElements[ordinal])
       delegate.relationController(self, didChange: section, atSectionIndex: index, for: .insert)
     }
-    for index in changes.renamedSections {
+    for index in changes._renamedSections {
       delegate.relationController(
         self, didChange: section(at: index), atSectionIndex: index, for: .update)
     }

@@ -131,10 +131,10 @@ extension RelationController {
     }
     // The new keys only when needed: O(sections), on a path that is otherwise O(log n).
     let newKeys =
-      changes.insertedSections.isEmpty && namesBefore == nil ? [] : _state.index.sectionKeys
+      changes._insertedSections.isEmpty && namesBefore == nil ? [] : _state.index.sectionKeys
     if let namesBefore {
       for (index, key) in newKeys.enumerated()
-      where !changes.insertedSections.contains(index) && namesBefore(key) != config.sectionName(key)
+      where !changes._insertedSections.contains(index) && namesBefore(key) != config.sectionName(key)
       {
         changes._renamedSections.insert(index)
       }
@@ -143,7 +143,7 @@ extension RelationController {
     return _Delivery(
       changes: changes,
       deletedSectionKeys: builder.deletedSectionKeys,
-      insertedSectionKeys: changes.insertedSections.map { newKeys[$0] },
+      insertedSectionKeys: changes._insertedSections.map { newKeys[$0] },
       sectionName: config.sectionName)
   }
 

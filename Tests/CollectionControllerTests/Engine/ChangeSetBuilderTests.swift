@@ -251,7 +251,7 @@ extension ChangeSetBuilderTests {
 
   @Test func replayerRejectsRowChangesInsideDeletedSections() {
     var changes = RelationChangeSet<Item>()
-    changes._deletedSections = [0]
+    changes._deletedSections.insert(0)
     changes._deletedRows = [p(0, 0)]
     #expect(throws: BatchUpdateReplayer.Failure.self) {
       try BatchUpdateReplayer.replay(old: [["a"], ["b"]], changes: changes, dataSource: [["b"]])
