@@ -134,7 +134,8 @@ extension RelationController {
       changes._insertedSections.isEmpty && namesBefore == nil ? [] : _state.index.sectionKeys
     if let namesBefore {
       for (index, key) in newKeys.enumerated()
-      where !changes._insertedSections.contains(index) && namesBefore(key) != config.sectionName(key)
+      where !changes._insertedSections.contains(index)
+        && namesBefore(key) != config.sectionName(key)
       {
         changes._renamedSections.insert(index)
       }
