@@ -121,15 +121,26 @@ final class _CoalescingScope {
           rounds without settling; still changing: \(paths.joined(separator: ", ")).
           """)
       }
-      let batch = order
-      order = []
-      pending = [:]
-      let observers = ending
-      ending = []
+      var batch: [_Pending] = []
+      swap(&batch, &order)
+      if !pending.isEmpty { pending.removeAll(keepingCapacity: pending.capacity <= 64) }
+      var observers: [any _TransactionObserver] = []
+      swap(&observers, &ending)
       for item in batch where item.isDeletion { item.deliver() }
       for item in batch where !item.isDeletion { item.deliver() }
       for observer in observers { observer._transactionEnded() }
+      // The buffers serve the next round, or the next transaction (the scope of a write is
+      // kept by its thread): a write a controller hears then allocates none.
+      Self._recycle(&batch, into: &order)
+      Self._recycle(&observers, into: &ending)
     }
+  }
+
+  /// Empties `buffer` and makes it `array`'s if `array` is empty and `buffer` small.
+  private static func _recycle<T>(_ buffer: inout [T], into array: inout [T]) {
+    guard array.isEmpty && buffer.capacity <= 64 else { return }
+    buffer.removeAll(keepingCapacity: true)
+    swap(&buffer, &array)
   }
 }
 

@@ -39,7 +39,8 @@ final class _ThreadState {
   /// (a callback's write nests in the write that called it).
   @exclusivity(unchecked) var writeDepth = 0
   /// The transaction of the outermost write, created when a coalesced registration hears it
-  /// outside any `coalesce` block, and delivered when that write's observers have all run.
+  /// outside any `coalesce` block, and delivered when that write's observers have all run;
+  /// then kept, empty, for the thread's next write.
   var writeScope: _CoalescingScope?
   /// How many `_withoutNotifications` blocks are open on this thread: writes made inside them
   /// notify nobody.

@@ -101,9 +101,9 @@ func _notifyingWrite(_ notify: () -> Void) {
       thread.writeDepth -= 1
       // One write outside `coalesce` is one transaction: its coalesced registrations hear it
       // once, after all of its observers ran (and what their callbacks wrote, in further rounds).
+      // The scope stays with the thread, empty, for its next write.
       if thread.writeDepth == 0, let scope = thread.writeScope, scope.depth == 0 {
         scope.flush()
-        thread.writeScope = nil
       }
     }
   }
