@@ -64,6 +64,11 @@ struct _ChangeSetBuilder<Element: AnyObject, SectionKey: Hashable & Comparable> 
     }
   }
 
+  /// The first touch, kept inline: a transaction that touches one element (the common one)
+  /// then allocates no array.
+  @usableFromInline
+  var _first: _Touch?
+  /// The touches after the first.
   @usableFromInline
   var _touches: [_Touch] = []
   #if COLLECTION_CONTROLLER_INTERNAL_CHECKS
@@ -87,7 +92,7 @@ struct _ChangeSetBuilder<Element: AnyObject, SectionKey: Hashable & Comparable> 
 
   /// The number of distinct touched elements.
   @inlinable
-  var touchedCount: Int { _touches.count }
+  var touchedCount: Int { (_first == nil ? 0 : 1) + _touches.count }
 
   /// Records the old place of the element with identity `id` (if it is in the index).
   ///
@@ -105,11 +110,24 @@ struct _ChangeSetBuilder<Element: AnyObject, SectionKey: Hashable & Comparable> 
       precondition(_touched.insert(id).inserted, "an element was touched twice")
     #endif
     let old = index.position(of: id)
-    _touches.append(
-      _Touch(
-        id: id, element: index.element(for: id),
-        oldKey: old.map { index.sectionKey(at: $0.section) }, old: old,
-        changed: changedAttributes))
+    let touch = _Touch(
+      id: id, element: index.element(for: id),
+      oldKey: old.map { index.sectionKey(at: $0.section) }, old: old,
+      changed: changedAttributes)
+    if _first == nil { _first = touch } else { _touches.append(touch) }
+  }
+
+  /// Where the element of `touch` is now, or `nil` if it is neither present before nor after
+  /// (it is then not part of the change set).
+  @inlinable
+  func _entry(
+    _ touch: _Touch, after index: borrowing _OrderedIndex<Element, SectionKey>
+  ) -> _Entry? {
+    guard let element = touch.element ?? index.element(for: touch.id) else { return nil }
+    let new = index.position(of: touch.id)
+    return _Entry(
+      element: element, oldKey: touch.oldKey, old: touch.old,
+      newKey: new.map { index.sectionKey(at: $0.section) }, new: new, changed: touch.changed)
   }
 
   /// Finishes the transaction on the modified `index`.
@@ -122,18 +140,17 @@ struct _ChangeSetBuilder<Element: AnyObject, SectionKey: Hashable & Comparable> 
   mutating func finish(
     after index: borrowing _OrderedIndex<Element, SectionKey>, oneElementShortcut: Bool = true
   ) -> RelationChangeSet<Element>? {
+    guard let first = _first else { return nil }
+    if _touches.isEmpty && oneElementShortcut {
+      guard let entry = _entry(first, after: index) else { return nil }
+      return _finishOne(entry, after: index)
+    }
     // Where each touched element is now.
     var entries: [_Entry] = []
-    entries.reserveCapacity(_touches.count)
+    entries.reserveCapacity(1 + _touches.count)
+    if let entry = _entry(first, after: index) { entries.append(entry) }
     for touch in _touches {
-      // An element neither present before nor after is not part of the change set.
-      guard let element = touch.element ?? index.element(for: touch.id) else { continue }
-      let new = index.position(of: touch.id)
-      entries.append(
-        _Entry(
-          element: element, oldKey: touch.oldKey, old: touch.old,
-          newKey: new.map { index.sectionKey(at: $0.section) }, new: new,
-          changed: touch.changed))
+      if let entry = _entry(touch, after: index) { entries.append(entry) }
     }
 
     if entries.count == 1 && oneElementShortcut { return _finishOne(entries[0], after: index) }

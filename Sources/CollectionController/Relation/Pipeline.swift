@@ -171,11 +171,17 @@ struct _Pipeline<Event> {
 
   /// The drainer takes the events up to the next commit (all of them if none is queued), or
   /// `nil` when the queue is empty: the drain is over.
+  ///
+  /// - Parameter spare: An empty array whose buffer becomes the queue's when the whole queue is
+  ///   handed over, or when the queue is empty (the drainer's last transaction's, emptied), so
+  ///   that a steady stream of one-event transactions allocates no queue.
   @inlinable
-  mutating func next() -> Transaction? {
+  mutating func next(recycling spare: inout [Event]) -> Transaction? {
     precondition(phase == .draining, "only the drainer takes events")
     guard !_queue.isEmpty || !_committed.isEmpty else {
       phase = .idle
+      // The next event of the next drain goes into the spare buffer.
+      if spare.isEmpty && spare.capacity > _queue.capacity { swap(&_queue, &spare) }
       return nil
     }
     guard !_committed.isEmpty else {
@@ -189,11 +195,19 @@ struct _Pipeline<Event> {
     let count = _committed.removeFirst()
     if count == _queue.count {
       // The common case, the whole queue: handed over without copying.
-      defer { _queue = [] }
-      return Transaction(events: _queue, isCommitted: true)
+      var events = spare.isEmpty ? spare : []
+      swap(&events, &_queue)
+      return Transaction(events: events, isCommitted: true)
     }
     defer { _queue.removeFirst(count) }
     return Transaction(events: Array(_queue[..<count]), isCommitted: true)
+  }
+
+  /// `next(recycling:)` with no buffer to recycle.
+  @inlinable
+  mutating func next() -> Transaction? {
+    var none: [Event] = []
+    return next(recycling: &none)
   }
 
   /// Calls `body` with each queued event (of later transactions), in order.

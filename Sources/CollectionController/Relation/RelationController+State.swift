@@ -102,24 +102,46 @@ extension RelationController {
     @usableFromInline
     @exclusivity(unchecked)
     var dirty: [(element: Element, changedAttributes: Bool)] = []
-    /// The place in `dirty` of each touched element of `dirty[..<_indexed]`; those after it,
-    /// appended by `touchDistinct`, are indexed when one is next looked up (a first array of
-    /// 10^6 elements then costs no dictionary at all).
+    /// The place in `dirty` of each touched element of `dirty[..<_indexed]`, once there are
+    /// more than `_scanLimit`; those after it, appended by `touch` and `touchDistinct`, are
+    /// indexed when one is next looked up (a first array of 10^6 elements then costs no
+    /// dictionary at all).
     @usableFromInline
     @exclusivity(unchecked)
     var _dirtyIndex: [ObjectIdentifier: Int] = [:]
     @usableFromInline
     @exclusivity(unchecked)
     var _indexed = 0
+    /// A spare buffer for the labels of a transaction (see `takeLabels()`).
+    @usableFromInline
+    @exclusivity(unchecked)
+    var _labels: [UInt64] = []
     /// The observed attributes' fingerprint after the last change of each element changed in
     /// this transaction, compared with the member's when the transaction runs.
     @usableFromInline
     @exclusivity(unchecked)
     var latestFingerprints: [ObjectIdentifier: Int] = [:]
 
+    /// Up to this many touched elements are found by a scan of `dirty`, with no dictionary
+    /// (most transactions touch one element: a dictionary would be an allocation each).
+    @inlinable
+    static var _scanLimit: Int { 8 }
+
+    /// Up to this capacity, a buffer emptied at the end of a transaction is kept for the next
+    /// one (a larger one is released, so that one large transaction does not make every later
+    /// one clear a large table).
+    @inlinable
+    static var _keptCapacity: Int { 64 }
+
     /// The place in `dirty` of the element with identity `id`, if it is touched.
     @inlinable
     func slot(of id: ObjectIdentifier) -> Int? {
+      if dirty.count <= Self._scanLimit {
+        for slot in dirty.indices where ObjectIdentifier(dirty[slot].element) == id {
+          return slot
+        }
+        return nil
+      }
       indexPending()
       return _dirtyIndex[id]
     }
@@ -132,9 +154,8 @@ extension RelationController {
         if changed { dirty[slot].changedAttributes = true }
         return
       }
-      _dirtyIndex[id] = dirty.count
+      // Indexed by `indexPending` once there are more than `_scanLimit`.
       dirty.append((element, changed))
-      _indexed = dirty.count
     }
 
     /// Touches `element`, which the caller knows is not touched yet.
@@ -147,14 +168,63 @@ extension RelationController {
     @inlinable
     func removeAllTouches() {
       dirty = []
-      _dirtyIndex = [:]
+      _forgetIndex()
+    }
+
+    /// Takes the touched elements, leaving none: `dirty`'s buffer moves to the caller, who
+    /// hands it back emptied with `recycle(_:)`.
+    @inlinable
+    func takeTouches() -> [(element: Element, changedAttributes: Bool)] {
+      var touched: [(element: Element, changedAttributes: Bool)] = []
+      swap(&touched, &dirty)
+      _forgetIndex()
+      return touched
+    }
+
+    /// Keeps the buffer of `touched` (taken by `takeTouches()`) for the next transaction, if
+    /// nothing was touched meanwhile and it is small.
+    @inlinable
+    func recycle(_ touched: inout [(element: Element, changedAttributes: Bool)]) {
+      guard dirty.isEmpty && touched.capacity <= Self._keptCapacity else { return }
+      touched.removeAll(keepingCapacity: true)
+      swap(&touched, &dirty)
+    }
+
+    /// An empty array for a transaction's order labels, with the capacity of the last one if it
+    /// was small (`recycle(labels:)` hands it back).
+    @inlinable
+    func takeLabels() -> [UInt64] {
+      var labels: [UInt64] = []
+      swap(&labels, &_labels)
+      return labels
+    }
+
+    /// Keeps the buffer of `labels` (from `takeLabels()`) for the next transaction, if small.
+    @inlinable
+    func recycle(labels: inout [UInt64]) {
+      guard labels.capacity <= Self._keptCapacity else { return }
+      labels.removeAll(keepingCapacity: true)
+      swap(&labels, &_labels)
+    }
+
+    /// Empties the fingerprints, keeping a small table.
+    @inlinable
+    func removeAllFingerprints() {
+      latestFingerprints.removeAll(
+        keepingCapacity: latestFingerprints.capacity <= Self._keptCapacity)
+    }
+
+    @inlinable
+    func _forgetIndex() {
+      if !_dirtyIndex.isEmpty { _dirtyIndex = [:] }
       _indexed = 0
     }
 
-    /// Indexes the elements `touchDistinct` appended.
+    /// Indexes the elements appended since the last lookup, if there are more than
+    /// `_scanLimit` (fewer are found by a scan).
     @inlinable
     func indexPending() {
-      guard _indexed < dirty.count else { return }
+      guard dirty.count > Self._scanLimit && _indexed < dirty.count else { return }
       _dirtyIndex.reserveCapacity(dirty.count)
       for slot in _indexed..<dirty.count {
         _dirtyIndex[ObjectIdentifier(dirty[slot].element)] = slot

@@ -25,8 +25,17 @@ extension RelationController {
   /// Folds and delivers transactions until the queue is empty (the phase is then `idle`).
   @inlinable
   func _drainQueue() {
-    while let transaction = _lock.withLock({ $0.pipeline.next() }) {
+    var spare: [_Event] = []
+    while var transaction = _lock.withLock({ $0.pipeline.next(recycling: &spare) }) {
       for event in transaction.events { _fold(event) }
+      // The events' buffer, emptied here (releasing an event may run user code: an element's
+      // deinit), becomes the queue's again if it is small.
+      var events: [_Event] = []
+      swap(&events, &transaction.events)
+      if events.capacity <= _Work._keptCapacity {
+        events.removeAll(keepingCapacity: true)
+        swap(&events, &spare)
+      }
       guard transaction.isCommitted else { continue }
       _touchQueuedElements()
       let delivery = _transaction()
@@ -83,18 +92,20 @@ extension RelationController {
         return changed
       }
       for slot in changed { work.dirty[slot].changedAttributes = true }
-      work.latestFingerprints = [:]
+      work.removeAllFingerprints()
     }
-    let touched = work.dirty
-    work.removeAllTouches()
+    var touched = work.takeTouches()
+    defer { work.recycle(&touched) }
     let config = _state.config
     // The labels of the touched elements that are live members (one lock for all of them);
     // `.max`, which no label takes, for the others.
-    let labels = _write { state in
-      touched.map { touch -> UInt64 in
-        guard let member = state.members[ObjectIdentifier(touch.element)], !member.deleted
-        else { return .max }
-        return member.label
+    var labels = work.takeLabels()
+    defer { work.recycle(labels: &labels) }
+    labels.reserveCapacity(touched.count)
+    _write { state in
+      for touch in touched {
+        let member = state.members[ObjectIdentifier(touch.element)]
+        labels.append(member.map { $0.deleted ? .max : $0.label } ?? .max)
       }
     }
     var builder = _ChangeSetBuilder(before: _state.index)
