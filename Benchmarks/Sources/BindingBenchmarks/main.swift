@@ -85,9 +85,11 @@ import Synchronization
 
 let quick = CommandLine.arguments.contains("--quick")
 if CommandLine.arguments.contains("--profile-relation") {
-  // For profilers: one controller over 10^4 albums, 2x10^5 year changes.
+  // For profilers: one controller over 10^4 albums (PROFILE_ALBUMS to change it), 2x10^5 year
+  // changes.
   var rng = SplitMix64(seed: 1)
-  let fixture = try RelationFixture(makeAlbums(10_000, &rng))
+  let albums = ProcessInfo.processInfo.environment["PROFILE_ALBUMS"].flatMap { Int($0) } ?? 10_000
+  let fixture = try RelationFixture(makeAlbums(albums, &rng))
   moveBody(fixture, seed: 2)(200_000)
   print(fixture.receiver.moves)
   exit(0)
