@@ -82,29 +82,37 @@ struct _MemberTable: Sequence {
   /// - Complexity: O(n + m), where *n* is the length of `ids` and *m* the number of members.
   @inlinable
   mutating func recount(_ ids: [ObjectIdentifier]) -> Recount {
-    for slot in pool.indices where pool[slot] != nil { pool[slot]?.occurrences = 0 }
     var result = Recount()
     result.firstOccurrences.reserveCapacity(ids.count)
     result.labels.reserveCapacity(ids.count)
     var newOnes: Set<ObjectIdentifier> = []
-    for (offset, id) in ids.enumerated() {
-      let slot = slot(of: id)
-      if slot >= 0 {
-        pool[Int(slot)]?.occurrences += 1
-        // Safe: `slot(of:)` returns only occupied slots.
-        if pool[Int(slot)].unsafelyUnwrapped.occurrences == 1 {
+    let table = table
+    // Members are reached through the buffer, and only by mutating methods called through
+    // optional chaining, which work in place: the array's subscript is a `_modify` call and a
+    // uniqueness check per access, and reading a member out of it copies it (retaining its
+    // object and watch). Together they were most of a churn assignment's `recount`.
+    pool.withUnsafeMutableBufferPointer { pool in
+      // Through the base address: the buffer's subscript is a `_modify` call of its own.
+      // (`nil` only for an empty pool, which has no slot to reach through it.)
+      let members = pool.baseAddress
+      for slot in pool.indices { members?[slot]?._occurrences = 0 }
+      for (offset, id) in ids.enumerated() {
+        let slot = Int(table.find(UInt(bitPattern: id)) { Self.bits(.init(pool), $0) })
+        if slot >= 0 {
+          if let label = members?[slot]?._countOccurrence() {
+            result.firstOccurrences.append(offset)
+            result.labels.append(label)
+          }
+        } else if newOnes.insert(id).inserted {
           result.firstOccurrences.append(offset)
-          result.labels.append(pool[Int(slot)].unsafelyUnwrapped.label)
+          result.labels.append(.max)
+        } else {
+          result.newDuplicates[id, default: 1] += 1
         }
-      } else if newOnes.insert(id).inserted {
-        result.firstOccurrences.append(offset)
-        result.labels.append(.max)
-      } else {
-        result.newDuplicates[id, default: 1] += 1
       }
-    }
-    for case let member? in pool where member.occurrences == 0 {
-      result.leaving.append(ObjectIdentifier(member.object))
+      for slot in pool.indices {
+        if let id = members?[slot]?._idIfUncounted() { result.leaving.append(id) }
+      }
     }
     return result
   }
@@ -271,6 +279,19 @@ struct _RelationMember {
   /// hold it) but is not shown, and nothing watches it.
   @inlinable
   var deleted: Bool { watch == nil }
+
+  /// Counts one more occurrence; returns the label if it is the first (see `recount`).
+  @inlinable
+  mutating func _countOccurrence() -> UInt64? {
+    _occurrences += 1
+    return _occurrences == 1 ? label : nil
+  }
+
+  /// The identity, if no occurrence was counted (see `recount`).
+  @inlinable
+  mutating func _idIfUncounted() -> ObjectIdentifier? {
+    _occurrences == 0 ? ObjectIdentifier(object) : nil
+  }
 
   /// How many times an array holds the element.
   @inlinable
