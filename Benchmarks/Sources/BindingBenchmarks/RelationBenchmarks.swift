@@ -30,12 +30,29 @@ func makeAlbum(_ rng: inout SplitMix64, isLive: Bool? = nil) -> Album {
   return album
 }
 
+/// How a benchmark's controller sorts.
+enum AlbumSort {
+  /// `SortKey`s, the fast path (what the figures measure).
+  case keys
+  /// The same order with `SortDescriptor`s (reported beside).
+  case descriptors
+  /// Unsorted (to tell the kept keys' memory apart).
+  case none
+
+  var comparators: [any SortComparator<Album>] {
+    switch self {
+    case .keys: [SortKey(\.year), SortKey(\.title)]
+    case .descriptors: [SortDescriptor(\.year), SortDescriptor(\.title)]
+    case .none: []
+    }
+  }
+}
+
 /// The controller's configuration, which every baseline reproduces: live albums filtered out,
 /// sorted by year then title, in sections by decade.
-func makeController(_ artist: Artist, sorted: Bool = true) throws -> AlbumController {
+func makeController(_ artist: Artist, sort: AlbumSort = .keys) throws -> AlbumController {
   try RelationController(
-    \.albums, of: artist, filter: .matching { !$0.isLive },
-    sortedBy: sorted ? [SortDescriptor(\.year), SortDescriptor(\.title)] : [],
+    \.albums, of: artist, filter: .matching { !$0.isLive }, sortedBy: sort.comparators,
     sectionedBy: { $0.year / 10 * 10 }, observing: [\.title], delivery: .synchronous)
 }
 
@@ -55,10 +72,10 @@ final class RelationFixture {
   let controller: AlbumController
   let subscription: ObservationToken
 
-  init(_ albums: [Album]) throws {
+  init(_ albums: [Album], sort: AlbumSort = .keys) throws {
     artist = Artist(albums)
     shown = albums.filter { !$0.isLive }
-    controller = try makeController(artist)
+    controller = try makeController(artist, sort: sort)
     let receiver = receiver
     subscription = controller.onChange { changes in
       receiver.changeSets += 1
@@ -74,7 +91,7 @@ func controllerBytesPerElement(_ albums: [Album]) throws -> (sorted: Double, uns
   let artist = Artist(albums)
   func bytes(sorted: Bool) throws -> Double {
     let before = heap_bytes_in_use_with_mmap()
-    let controller = try makeController(artist, sorted: sorted)
+    let controller = try makeController(artist, sort: sorted ? .keys : .none)
     let after = heap_bytes_in_use_with_mmap()
     withExtendedLifetime(controller) {}
     return (Double(after) - Double(before)) / Double(albums.count)

@@ -144,6 +144,7 @@ final class _SortKeys<Element> {
   static func _reader(
     _ comparator: any SortComparator<Element>
   ) -> _KeyReader<Element>? {
+    if let key = comparator as? SortKey<Element> { return key._makeReader(key.order == .forward) }
     guard let descriptor = comparator as? SortDescriptor<Element>,
       let keyPath = descriptor.keyPath
     else { return nil }
@@ -232,6 +233,69 @@ final class _TypedKeyReader<Element, Store: _TypedKeyStore>: _KeyReader<Element>
   }
   @inlinable
   override func read(_ element: Element) { _ = element[keyPath: keyPath] }
+}
+
+/// Reads a key of one type through a closure (a ``SortKey``'s, which calls the getter
+/// directly). Its operations are closures made in its initialiser, which runs specialised for
+/// the key's type where the `SortKey` is made: overrides of a generic class would run its
+/// generic code.
+@usableFromInline
+final class _ClosureKeyReader<Element>: _KeyReader<Element> {
+  @usableFromInline
+  let _stage: (Element) -> Void
+  @usableFromInline
+  let _keep: (Element, Int32) -> Void
+  @usableFromInline
+  let _read: (Element) -> Void
+
+  @inlinable
+  init<Store: _TypedKeyStore>(_ read: @escaping (Element) -> Store.Value, _ store: Store) {
+    _stage = { store.staged = read($0) }
+    _keep = { store.store(read($0), at: $1) }
+    _read = { _ = read($0) }
+    super.init(keys: store)
+  }
+
+  @inlinable
+  override func stage(_ element: Element) { _stage(element) }
+  @inlinable
+  override func keep(_ element: Element, at slot: Int32) { _keep(element, slot) }
+  @inlinable
+  override func read(_ element: Element) { _read(element) }
+
+  /// A reader keeping the values `read` reads, in the store written for their type, or `nil`
+  /// when they cannot be kept (a type that is not `_KeptComparable`).
+  @inlinable
+  static func kept<Value: Comparable>(
+    _ read: @escaping @Sendable (Element) -> Value, ascending: Bool
+  ) -> _KeyReader<Element>? {
+    if let read = read as? @Sendable (Element) -> Int {
+      return _ClosureKeyReader(read, _IntKeys(ascending: ascending))
+    }
+    if let read = read as? @Sendable (Element) -> String {
+      return _ClosureKeyReader(read, _StringKeys(ascending: ascending))
+    }
+    if let read = read as? @Sendable (Element) -> Double {
+      return _ClosureKeyReader(read, _DoubleKeys(ascending: ascending))
+    }
+    guard Value.self is any _KeptComparable.Type else { return nil }
+    return _ClosureKeyReader(read, _ComparableKeys<Value>(ascending: ascending))
+  }
+
+  /// `kept(_:ascending:)` for optional values (`nil` first).
+  @inlinable
+  static func keptOptional<Wrapped: Comparable>(
+    _ read: @escaping @Sendable (Element) -> Wrapped?, ascending: Bool
+  ) -> _KeyReader<Element>? {
+    if let read = read as? @Sendable (Element) -> Int? {
+      return _ClosureKeyReader(read, _OptionalIntKeys(ascending: ascending))
+    }
+    if let read = read as? @Sendable (Element) -> String? {
+      return _ClosureKeyReader(read, _OptionalStringKeys(ascending: ascending))
+    }
+    guard Wrapped.self is any _KeptComparable.Type else { return nil }
+    return _ClosureKeyReader(read, _OptionalComparableKeys<Wrapped>(ascending: ascending))
+  }
 }
 
 /// The kept values of one sort key, by slot: what comparisons use.

@@ -364,6 +364,7 @@ final class _Config<Element: ObservableModel, SectionKey: Hashable & Comparable>
 @inlinable
 func _sortKeyPath<Element>(_ comparator: any SortComparator<Element>) -> PartialKeyPath<Element>? {
   if let descriptor = comparator as? SortDescriptor<Element> { return descriptor.keyPath }
+  if let key = comparator as? SortKey<Element> { return key._keyPath }
   if let keyPathComparator = comparator as? KeyPathComparator<Element> {
     return keyPathComparator.keyPath
   }
