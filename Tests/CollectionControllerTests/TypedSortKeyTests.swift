@@ -183,3 +183,36 @@ extension TypedSortKeyTests {
       "\(message)")
   }
 }
+
+extension TypedSortKeyTests {
+  /// A bulk load sorts `Int` keys by counting when their range is narrow and by comparing
+  /// otherwise: both orders agree with `sorted(using:)`, in both directions, with ties, with
+  /// negative values and with ranges as wide as `Int` (whose width overflows).
+  @Test(arguments: [
+    ("narrow, negative", [-3, -1, 0, 2, -3]),
+    ("wide", [Int.min, -1, 0, 1, Int.max]),
+    ("moderate", [0, 1_000, 5_000, 17, 400]),
+  ])
+  func bulkLoadsOfIntKeysOrderAsSortedUsing(_ name: String, _ pool: [Int]) throws {
+    var rng = SplitMix64(seed: 17)
+    let shelf = Shelf()
+    shelf.records = (0..<300).map { id in
+      let record = Record(id: id)
+      record.count = pool[Int(rng.next() % UInt64(pool.count))]
+      return record
+    }
+    for order in [SortOrder.forward, .reverse] {
+      for keys in [[SortKey(\Record.count, order: order)]] as [[SortKey<Record>]] {
+        let controller = try RelationController(
+          \.records, of: shelf, sortedBy: keys, delivery: .synchronous)
+        #expect(controller.objects.map(\.id) == Self.expected(shelf, keys), "\(name) \(order)")
+      }
+      let descriptors = [SortDescriptor(\Record.count, order: order)]
+      let controller = try RelationController(
+        \.records, of: shelf, sortedBy: descriptors, delivery: .synchronous)
+      #expect(
+        controller.objects.map(\.id) == shelf.records.sorted(using: descriptors).map(\.id),
+        "\(name) \(order), descriptors")
+    }
+  }
+}
