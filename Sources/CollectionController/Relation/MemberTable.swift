@@ -86,6 +86,8 @@ struct _MemberTable: Sequence {
     result.firstOccurrences.reserveCapacity(ids.count)
     result.labels.reserveCapacity(ids.count)
     var newOnes: Set<ObjectIdentifier> = []
+    // Room for every element that is not a member yet (all of a first array's).
+    newOnes.reserveCapacity(Swift.max(0, ids.count - count))
     let table = table
     // Members are reached through the buffer, and only by mutating methods called through
     // optional chaining, which work in place: the array's subscript is a `_modify` call and a

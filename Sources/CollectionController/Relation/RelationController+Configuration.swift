@@ -214,6 +214,14 @@ final class _Config<Element: ObservableModel, SectionKey: Hashable & Comparable>
     }
   }
 
+  /// Whether every `SectionKey` is equal to itself: a standard type that is not a floating-point
+  /// number (the common section keys: integers, strings, `Unsectioned`).
+  @inlinable
+  static var _reflexive: Bool {
+    SectionKey.self is any BinaryInteger.Type || SectionKey.self == String.self
+      || SectionKey.self == Unsectioned.self || SectionKey.self == Bool.self
+  }
+
   /// Kept sort keys for a new index, or `nil` when the sort compares live elements.
   @inlinable
   func makeKeys() -> _SortKeys<Element>? { _SortKeys.make(sortedBy) }
@@ -233,13 +241,17 @@ final class _Config<Element: ObservableModel, SectionKey: Hashable & Comparable>
       throw RelationConfigurationError(
         Self.readsNothingMessage(function) + "; the controller was left as it was")
     }
-    for element in elements where !element.isDeleted && includes(element) {
-      let key = sectionedBy(element)
-      if key != key {
-        throw RelationConfigurationError(
-          "the section key \(key) of the element \(element) is not equal to itself (a "
-            + "floating-point NaN?); sections are ordered by key, so section keys must be "
-            + "totally ordered; the controller was left as it was")
+    // Only a key that can be unequal to itself (a floating-point NaN, or a type holding one)
+    // needs the check: the section function (user code) is not run for the others.
+    if !Self._reflexive {
+      for element in elements where !element.isDeleted && includes(element) {
+        let key = sectionedBy(element)
+        if key != key {
+          throw RelationConfigurationError(
+            "the section key \(key) of the element \(element) is not equal to itself (a "
+              + "floating-point NaN?); sections are ordered by key, so section keys must be "
+              + "totally ordered; the controller was left as it was")
+        }
       }
     }
     guard let filter, filter.throws else { return }
