@@ -130,3 +130,33 @@ extension PackageHooksTests {
     for token in [first, coalesced, second] { token.cancel() }
   }
 }
+
+extension PackageHooksTests {
+  /// A thread keeps the scope of its writes for the next write: each write's end is still
+  /// heard once, by the observers that waited for that write only, and the kept scope holds
+  /// no observer once its transaction ended.
+  @Test func aKeptWriteScopeStartsEveryWriteAfresh() {
+    let log = _Lock<[String]>([])
+    var recorder: EndRecorder? = EndRecorder(log)
+    weak let released = recorder
+    let user = User()
+    var waits = true
+    let token = user.observe(\.age, delivery: .synchronous) { change in
+      log.withLock { $0.append("age \(change.newValue)") }
+      if waits, let recorder { _afterCurrentTransaction(recorder) }
+    }
+    for age in 1...3 { user.age = age }
+    #expect(
+      log.withLock { $0 } == ["age 1", "end", "age 2", "end", "age 3", "end"])
+
+    // Nothing waits any more: later writes hear no end, and the scope kept by this thread
+    // holds no observer.
+    log.withLock { $0 = [] }
+    waits = false
+    recorder = nil
+    user.age = 4
+    #expect(log.withLock { $0 } == ["age 4"])
+    #expect(released == nil, "the kept scope retained an observer")
+    token.cancel()
+  }
+}

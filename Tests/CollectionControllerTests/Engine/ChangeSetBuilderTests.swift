@@ -1,3 +1,4 @@
+import Foundation
 import TestSupport
 import Testing
 
@@ -335,5 +336,31 @@ extension ChangeSetBuilderTests {
     }
     // The generator reaches every kind of single change.
     #expect(kinds.count == 7, "reached only \(kinds.sorted())")
+  }
+}
+
+extension ChangeSetBuilderTests {
+  /// A change set's section sets (sorted arrays, made into `IndexSet`s on access) hold what an
+  /// `IndexSet` would: inserted in any order, with repeats, and empty without allocating one.
+  @Test func sectionSetsAgreeWithIndexSet() {
+    var rng = SplitMix64(seed: 3)
+    for _ in 0..<200 {
+      var set = _SectionSet()
+      var reference = IndexSet()
+      for _ in 0..<Int(rng.next() % 12) {
+        let index = Int(rng.next() % 16)
+        set.insert(index)
+        reference.insert(index)
+      }
+      #expect(set.indexSet == reference)
+      #expect(Array(set) == Array(reference))
+      #expect(set.count == reference.count && set.isEmpty == reference.isEmpty)
+      for index in 0..<16 { #expect(set.contains(index) == reference.contains(index)) }
+    }
+    var changes = RelationChangeSet<Item>()
+    #expect(changes.deletedSections.isEmpty && changes.isEmpty)
+    changes._insertedSections.insert(2)
+    changes._insertedSections.insert(0)
+    #expect(changes.insertedSections == IndexSet([0, 2]) && !changes.isEmpty)
   }
 }
