@@ -73,12 +73,12 @@ public struct RelationChangeSet<Element> {
     public var description: String { "\(from)->\(to)\(changed ? "*" : "")" }
   }
 
-  /// Old indexes of the sections that disappeared.
+  /// Old indexes of the sections that disappeared. (Made on each access: read it once.)
   @inlinable
   public var deletedSections: IndexSet { _deletedSections.indexSet }
   @usableFromInline
   var _deletedSections = _SectionSet()
-  /// New indexes of the sections that appeared.
+  /// New indexes of the sections that appeared. (Made on each access: read it once.)
   @inlinable
   public var insertedSections: IndexSet { _insertedSections.indexSet }
   @usableFromInline
@@ -105,7 +105,8 @@ public struct RelationChangeSet<Element> {
   var _updatedRows: [RowPosition] = []
   /// New indexes of sections that were there before and after and whose display name changed
   /// (a reconfiguration of the section name): reload their headers after the batch. They
-  /// change no content, so `apply(to:)` and the batch-update rules ignore them.
+  /// change no content, so `apply(to:)` and the batch-update rules ignore them. (Made on each
+  /// access: read it once.)
   @inlinable
   public var renamedSections: IndexSet { _renamedSections.indexSet }
   @usableFromInline

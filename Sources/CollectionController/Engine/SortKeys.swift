@@ -8,11 +8,12 @@ import Foundation
 /// it is inserted) and only then: an element's keys change only when it is placed again, so the
 /// index is always ordered by its kept keys, never by a mix of kept and live values.
 ///
-/// Built from `SortDescriptor`s by ``make(_:)`` when every descriptor names a key path to a
-/// standard value type (see `_KeptComparable`) or an optional of one, compared by `Comparable`
-/// or by a `String.StandardComparator` (the two comparisons `SortDescriptor` offers), and was
-/// not changed after it was made; otherwise the controller compares live elements with the
-/// descriptors (the general path). The values of the common key types (`Int`, `Double`,
+/// Built by ``make(_:)`` from `SortKey`s on key paths to standard value types (see
+/// `_KeptComparable`) or optionals of them, read through their closures, and from
+/// `SortDescriptor`s that name such a key path, compare by `Comparable` or by a
+/// `String.StandardComparator` (the two comparisons `SortDescriptor` offers), and were not
+/// changed after they were made, read through their key paths; otherwise the controller
+/// compares live elements with the comparators (the general path). The values of the common key types (`Int`, `Double`,
 /// `String`, `Int?` and `String?`) are kept in stores written for their type, so that
 /// comparing them runs no generic code; other types (`Double?` included) are kept in a
 /// generic store, which is made at run time for the key path's value type and so runs
@@ -134,7 +135,8 @@ final class _SortKeys<Element> {
     for store in stores.reversed() { store.sortStably(&slots) }
   }
 
-  /// A reader for `comparator` if it is a `SortDescriptor` that can be specialised.
+  /// A reader for `comparator` if it is a `SortKey` on a kept type, or a `SortDescriptor` that
+  /// can be specialised.
   ///
   /// Only a descriptor equal to one made afresh with its key path, comparator and order is
   /// kept: Foundation fixes a descriptor's order into its comparison when the descriptor is

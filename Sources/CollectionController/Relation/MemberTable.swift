@@ -285,7 +285,7 @@ struct _RelationMember {
   /// Counts one more occurrence; returns the label if it is the first (see `recount`).
   @inlinable
   mutating func _countOccurrence() -> UInt64? {
-    _occurrences += 1
+    if _occurrences < .max { _occurrences += 1 }  // saturates, as `occurrences` clamps
     return _occurrences == 1 ? label : nil
   }
 

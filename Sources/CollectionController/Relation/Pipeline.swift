@@ -195,7 +195,8 @@ struct _Pipeline<Event> {
     let count = _committed.removeFirst()
     if count == _queue.count {
       // The common case, the whole queue: handed over without copying.
-      var events = spare.isEmpty ? spare : []
+      var events: [Event] = []
+      if spare.isEmpty { swap(&events, &spare) }  // moved, not shared: the queue owns it
       swap(&events, &_queue)
       return Transaction(events: events, isCommitted: true)
     }

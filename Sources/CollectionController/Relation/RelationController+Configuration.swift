@@ -372,7 +372,7 @@ final class _Config<Element: ObservableModel, SectionKey: Hashable & Comparable>
   }
 }
 
-/// The key path a `SortDescriptor` or `KeyPathComparator` sorts by, if it is one.
+/// The key path a `SortDescriptor`, `SortKey` or `KeyPathComparator` sorts by, if it is one.
 @inlinable
 func _sortKeyPath<Element>(_ comparator: any SortComparator<Element>) -> PartialKeyPath<Element>? {
   if let descriptor = comparator as? SortDescriptor<Element> { return descriptor.keyPath }

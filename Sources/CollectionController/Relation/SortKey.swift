@@ -47,7 +47,7 @@ public struct SortKey<Compared>: SortComparator, Sendable {
   ///     call with side effects.
   ///   - order: `.forward` (the default) for ascending values, `.reverse` for descending.
   @_transparent
-  public init<Value: Comparable & SendableMetatype>(
+  public init<Value: _SortKeyValue>(
     _ keyPath: @autoclosure () -> KeyPath<Compared, Value> & Sendable,
     order: SortOrder = .forward
   ) {
@@ -65,7 +65,7 @@ public struct SortKey<Compared>: SortComparator, Sendable {
   ///     literal or a variable, not a call with side effects.
   ///   - order: `.forward` (the default) for ascending values, `.reverse` for descending.
   @_transparent
-  public init<Value: Comparable & SendableMetatype>(
+  public init<Value: _SortKeyValue>(
     _ keyPath: @autoclosure () -> KeyPath<Compared, Value?> & Sendable,
     order: SortOrder = .forward
   ) {
@@ -73,7 +73,7 @@ public struct SortKey<Compared>: SortComparator, Sendable {
   }
 
   @inlinable
-  init<Value: Comparable & SendableMetatype>(
+  init<Value: _SortKeyValue>(
     _keyPath keyPath: KeyPath<Compared, Value> & Sendable,
     read: @escaping @Sendable (Compared) -> Value, order: SortOrder
   ) {
@@ -84,7 +84,7 @@ public struct SortKey<Compared>: SortComparator, Sendable {
   }
 
   @inlinable
-  init<Value: Comparable & SendableMetatype>(
+  init<Value: _SortKeyValue>(
     _optionalKeyPath keyPath: KeyPath<Compared, Value?> & Sendable,
     read: @escaping @Sendable (Compared) -> Value?, order: SortOrder
   ) {
@@ -123,6 +123,14 @@ extension SortKey: CustomStringConvertible {
     "SortKey(\(_keyPath)\(order == .forward ? "" : ", order: .reverse"))"
   }
 }
+
+/// What a `SortKey`'s value must be: `Comparable`, and (from Swift 6.2, which checks it) a type
+/// whose metatype may cross isolation domains, as every type's does unless it is isolated.
+#if compiler(>=6.2)
+  public typealias _SortKeyValue = Comparable & SendableMetatype
+#else
+  public typealias _SortKeyValue = Comparable
+#endif
 
 /// A `@Sendable` closure that reads `keyPath`, formed where `keyPath` is a literal so that the
 /// optimiser can turn the read into a direct getter call (as `Binding`'s `_reader`).

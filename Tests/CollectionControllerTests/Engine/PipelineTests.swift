@@ -170,3 +170,46 @@ extension OrderLabelsTests {
         == nil)
   }
 }
+
+extension PipelineTests {
+  /// The drainer hands back the buffer of the events it folded: it becomes the queue's (moved,
+  /// not shared), whether the queue is handed over whole or found empty, and a non-empty spare
+  /// is never taken (it would lose events).
+  @Test func aSpareBufferBecomesTheQueues() {
+    func base(_ array: [Int]) -> UnsafeRawPointer? {
+      array.withUnsafeBufferPointer { $0.baseAddress.map { UnsafeRawPointer($0) } }
+    }
+    var pipeline = _Pipeline<Int>()
+    _ = pipeline.receiveTransaction(1)
+    _ = pipeline.beginDrain()
+    var spare = [Int]()
+    spare.reserveCapacity(16)
+    let spareBase = base(spare)
+    let first = pipeline.next(recycling: &spare)
+    #expect(first?.events == [1])
+    #expect(spare.capacity < 16, "the spare moved into the queue")
+    _ = pipeline.receiveTransaction(2)
+    #expect(base(pipeline._queue) == spareBase, "the event went into the spare buffer")
+    // The drainer empties the events it folded and hands them back; the queue is not empty,
+    // so the next transaction takes it whole and the spare becomes the queue again.
+    var events = first?.events ?? []
+    events.removeAll(keepingCapacity: true)
+    let eventsBase = base(events)
+    let second = pipeline.next(recycling: &events)
+    #expect(second?.events == [2])
+    #expect(base(pipeline._queue) == eventsBase || eventsBase == nil)
+    // An empty queue at the end of a drain takes the spare too.
+    var last = second?.events ?? []
+    last.removeAll(keepingCapacity: true)
+    let lastBase = base(last)
+    #expect(pipeline.next(recycling: &last) == nil)
+    #expect(base(pipeline._queue) == lastBase || lastBase == nil)
+    #expect(pipeline.phase == .idle)
+    // A spare that still holds events is left to its owner.
+    _ = pipeline.receiveTransaction(3)
+    _ = pipeline.beginDrain()
+    var full = [7]
+    let third = pipeline.next(recycling: &full)
+    #expect(third?.events == [3] && full == [7])
+  }
+}
