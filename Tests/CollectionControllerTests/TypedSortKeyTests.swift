@@ -199,10 +199,16 @@ extension TypedSortKeyTests {
     shelf.records = (0..<300).map { id in
       let record = Record(id: id)
       record.count = pool[Int(rng.next() % UInt64(pool.count))]
+      record.title = Agreement.titles[Int(rng.next() % UInt64(Agreement.titles.count))]
       return record
     }
     for order in [SortOrder.forward, .reverse] {
-      for keys in [[SortKey(\Record.count, order: order)]] as [[SortKey<Record>]] {
+      let orders: [[SortKey<Record>]] = [
+        [SortKey(\Record.count, order: order)],
+        // Ties of counts ordered by title (descending too).
+        [SortKey(\Record.count, order: order), SortKey(\Record.title, order: order)],
+      ]
+      for keys in orders {
         let controller = try RelationController(
           \.records, of: shelf, sortedBy: keys, delivery: .synchronous)
         #expect(controller.objects.map(\.id) == Self.expected(shelf, keys), "\(name) \(order)")
