@@ -140,6 +140,28 @@ struct _MemberTable: Sequence {
         insert(newValue)
       }
     }
+    // In place: `members[id]?.claim = generation` finds the member once and changes its field
+    // where it is stored, instead of copying the member out (retaining its object and watch)
+    // and finding it again to store it back.
+    _modify {
+      let slot = slot(of: id)
+      if slot >= 0 {
+        yield &pool[Int(slot)]
+        let vacated = pool.withUnsafeBufferPointer { Self.bits($0, slot) == 0 }
+        if vacated {
+          // Set to `nil`: removed. (The table finds the slot by `id`, not by its contents.)
+          pool.withUnsafeBufferPointer { pool in
+            table.remove(slot, bits: UInt(bitPattern: id)) { Self.bits(pool, $0) }
+          }
+          free.append(slot)
+          count -= 1
+        }
+      } else {
+        var absent: _RelationMember?
+        yield &absent
+        if let absent { insert(absent) }
+      }
+    }
   }
 
   /// Removes and returns the member with identity `id`, if there is one.

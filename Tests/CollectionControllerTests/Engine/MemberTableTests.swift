@@ -11,6 +11,11 @@ private func member(_ album: Album, label: UInt64) -> _RelationMember {
     object: album, label: label, occurrences: 1, watch: nil, fingerprint: 0)
 }
 
+/// Replaces `value` through an `inout` access (the subscript's `_modify`).
+private func replace(_ value: inout _RelationMember?, with newValue: _RelationMember?) {
+  value = newValue
+}
+
 extension MemberTableTests {
   @Test func agreesWithADictionaryThroughRandomInsertsUpdatesAndRemovals() {
     var rng = SplitMix64(seed: 11)
@@ -20,12 +25,21 @@ extension MemberTableTests {
     for step in 0..<20_000 {
       let album = albums[Int(rng.next() % UInt64(albums.count))]
       let id = ObjectIdentifier(album)
-      switch rng.next() % 4 {
+      switch rng.next() % 6 {
       case 0, 1:
         table[id] = member(album, label: UInt64(step))
         reference[id] = UInt64(step)
       case 2:
         #expect(table.removeValue(forKey: id)?.label == reference.removeValue(forKey: id))
+      case 3:
+        // Through the subscript's in-place access: set, or cleared (removed).
+        if rng.next() % 2 == 0 {
+          replace(&table[id], with: member(album, label: UInt64(step)))
+          reference[id] = UInt64(step)
+        } else {
+          replace(&table[id], with: nil)
+          reference[id] = nil
+        }
       default:
         table[id]?.label = UInt64(step)  // changes a member only if present
         if reference[id] != nil { reference[id] = UInt64(step) }
