@@ -133,6 +133,28 @@ extension SortKeyAgreementTests {
     return shelf
   }
 
+  /// 300 random writes, with a relation edit every 25 (ties follow the relation order) and a
+  /// `coalesce` block of 10 writes every 50; `check` runs after each step.
+  static func edit(
+    _ shelf: Shelf, _ rng: inout SplitMix64, check: (Int) throws -> Void
+  ) rethrows {
+    for step in 0..<300 {
+      randomize(shelf.records[Int(rng.next() % UInt64(shelf.records.count))], &rng)
+      if step % 25 == 0 {
+        let moved = shelf.records.remove(at: Int(rng.next() % UInt64(shelf.records.count)))
+        shelf.records.insert(moved, at: Int(rng.next() % UInt64(shelf.records.count + 1)))
+      }
+      if step % 50 == 0 {
+        coalesce {
+          for _ in 0..<10 {
+            randomize(shelf.records[Int(rng.next() % UInt64(shelf.records.count))], &rng)
+          }
+        }
+      }
+      try check(step)
+    }
+  }
+
   static func expected(_ shelf: Shelf, _ descriptors: [SortDescriptor<Record>]) -> [Int] {
     // `sorted(using:)` is stable: ties keep relation order, as in the controller.
     shelf.records.sorted(using: descriptors).map(\.id)
@@ -150,21 +172,7 @@ extension SortKeyAgreementTests {
       \.records, of: shelf, sortedBy: descriptors, delivery: .synchronous)
     func content() -> [Int] { controller.objects.map(\.id) }
     #expect(content() == Self.expected(shelf, descriptors), "\(name) after the build")
-    for step in 0..<300 {
-      let record = shelf.records[Int(rng.next() % UInt64(shelf.records.count))]
-      Self.randomize(record, &rng)
-      if step % 25 == 0 {
-        // Relation edits too: ties follow the relation order.
-        let moved = shelf.records.remove(at: Int(rng.next() % UInt64(shelf.records.count)))
-        shelf.records.insert(moved, at: Int(rng.next() % UInt64(shelf.records.count + 1)))
-      }
-      if step % 50 == 0 {
-        coalesce {
-          for _ in 0..<10 {
-            Self.randomize(shelf.records[Int(rng.next() % UInt64(shelf.records.count))], &rng)
-          }
-        }
-      }
+    try Self.edit(shelf, &rng) { step in
       try #require(
         content() == Self.expected(shelf, descriptors), "\(name) after step \(step)")
     }

@@ -65,21 +65,7 @@ extension TypedSortKeyTests {
       \.records, of: shelf, sortedBy: keys, delivery: .synchronous)
     func content() -> [Int] { controller.objects.map(\.id) }
     #expect(content() == Self.expected(shelf, keys), "\(name) after the build")
-    for step in 0..<300 {
-      let record = shelf.records[Int(rng.next() % UInt64(shelf.records.count))]
-      Agreement.randomize(record, &rng)
-      if step % 25 == 0 {
-        let moved = shelf.records.remove(at: Int(rng.next() % UInt64(shelf.records.count)))
-        shelf.records.insert(moved, at: Int(rng.next() % UInt64(shelf.records.count + 1)))
-      }
-      if step % 50 == 0 {
-        coalesce {
-          for _ in 0..<10 {
-            Agreement.randomize(
-              shelf.records[Int(rng.next() % UInt64(shelf.records.count))], &rng)
-          }
-        }
-      }
+    try Agreement.edit(shelf, &rng) { step in
       try #require(content() == Self.expected(shelf, keys), "\(name) after step \(step)")
     }
     let other = Self.orders[(order + 1) % Self.orders.count].keys

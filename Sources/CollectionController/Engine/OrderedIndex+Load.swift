@@ -77,16 +77,7 @@ extension _OrderedIndex {
     for offset in elements.indices { keys.keep(elements[offset], at: Int32(offset)) }
     keys.sortStably(&order)
     // Sections last (most significant): a stable counting sort by rank.
-    var starts = [Int](repeating: 0, count: distinct.count + 1)
-    for rank in ranks { starts[Int(rank) + 1] += 1 }
-    for rank in distinct.indices { starts[rank + 1] += starts[rank] }
-    var bySection = [Int32](repeating: 0, count: order.count)
-    for slot in order {
-      let rank = Int(ranks[Int(slot)])
-      bySection[starts[rank]] = slot
-      starts[rank] += 1
-    }
-    order = bySection
+    order = _stableCountingSort(order, buckets: distinct.count) { Int(ranks[Int($0)]) }
     var sections: [(key: SectionKey, range: Range<Int>, isPermanent: Bool)] = []
     var start = 0
     while start < order.count {

@@ -393,6 +393,23 @@ extension _TypedKeyStore {
   }
 }
 
+/// `slots` sorted stably by `bucket(slot)`, a number in `0..<buckets`: O(n + buckets).
+@inlinable
+func _stableCountingSort(
+  _ slots: [Int32], buckets: Int, bucket: (Int32) -> Int
+) -> [Int32] {
+  var starts = [Int](repeating: 0, count: buckets + 1)
+  for slot in slots { starts[bucket(slot) + 1] += 1 }
+  for index in starts.indices.dropLast() { starts[index + 1] += starts[index] }
+  var sorted = [Int32](repeating: 0, count: slots.count)
+  for slot in slots {
+    let bucket = bucket(slot)
+    sorted[starts[bucket]] = slot
+    starts[bucket] += 1
+  }
+  return sorted
+}
+
 /// The ascending order of two `Comparable` values, as `ComparableComparator` gives it, except
 /// that a value not equal to itself (a floating-point NaN), which `<` leaves unordered, orders
 /// after every value that is: the kept keys are then a total order, so a NaN key gets one
@@ -441,20 +458,13 @@ final class _IntKeys: _TypedKeyStore {
       return
     }
     values.withUnsafeBufferPointer { values in
-      // Bucket of a value: its distance from the end its direction starts at.
-      func bucket(_ value: Int) -> Int {
-        ascending ? value &- range.lowerBound : range.upperBound &- value
+      // A value's bucket: its distance from the end its direction starts at.
+      slots = _stableCountingSort(
+        slots, buckets: range.upperBound &- range.lowerBound &+ 1
+      ) { slot in
+        let value = values[Int(slot)]
+        return ascending ? value &- range.lowerBound : range.upperBound &- value
       }
-      var starts = [Int](repeating: 0, count: range.upperBound &- range.lowerBound &+ 2)
-      for slot in slots { starts[bucket(values[Int(slot)]) + 1] += 1 }
-      for index in starts.indices.dropLast() { starts[index + 1] += starts[index] }
-      var sorted = [Int32](repeating: 0, count: slots.count)
-      for slot in slots {
-        let bucket = bucket(values[Int(slot)])
-        sorted[starts[bucket]] = slot
-        starts[bucket] += 1
-      }
-      slots = sorted
     }
   }
 
