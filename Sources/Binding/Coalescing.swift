@@ -123,7 +123,9 @@ final class _CoalescingScope {
       }
       var batch: [_Pending] = []
       swap(&batch, &order)
-      if !pending.isEmpty { pending.removeAll(keepingCapacity: pending.capacity <= 64) }
+      if !pending.isEmpty {
+        pending.removeAll(keepingCapacity: pending.capacity <= _keptBufferCapacity)
+      }
       var observers: [any _TransactionObserver] = []
       swap(&observers, &ending)
       for item in batch where item.isDeletion { item.deliver() }
@@ -131,17 +133,26 @@ final class _CoalescingScope {
       for observer in observers { observer._transactionEnded() }
       // The buffers serve the next round, or the next transaction (the scope of a write is
       // kept by its thread): a write a controller hears then allocates none.
-      Self._recycle(&batch, into: &order)
-      Self._recycle(&observers, into: &ending)
+      _recycle(&batch, into: &order)
+      _recycle(&observers, into: &ending)
     }
   }
+}
 
-  /// Empties `buffer` and makes it `array`'s if `array` is empty and `buffer` small.
-  private static func _recycle<T>(_ buffer: inout [T], into array: inout [T]) {
-    guard array.isEmpty && buffer.capacity <= 64 else { return }
-    buffer.removeAll(keepingCapacity: true)
-    swap(&buffer, &array)
-  }
+/// Up to this capacity, a buffer emptied at the end of a transaction is kept for the next one
+/// (a larger one is released: one large transaction must not make every later one clear a
+/// large buffer). Shared by Binding's scopes and the relation controller's transactions.
+@inlinable
+package var _keptBufferCapacity: Int { 64 }
+
+/// Empties `buffer` and makes it `array`'s, if `array` is empty and `buffer` is small (at most
+/// `_keptBufferCapacity`): the next transaction then fills it without allocating. Releasing
+/// the elements may run their `deinit`s, so callers hold no lock.
+@inlinable
+package func _recycle<T>(_ buffer: inout [T], into array: inout [T]) {
+  guard array.isEmpty && buffer.capacity <= _keptBufferCapacity else { return }
+  buffer.removeAll(keepingCapacity: true)
+  swap(&buffer, &array)
 }
 
 /// Hears the end of a transaction (see `_afterCurrentTransaction(_:)`).

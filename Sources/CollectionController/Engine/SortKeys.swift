@@ -13,11 +13,11 @@ import Foundation
 /// `SortDescriptor`s that name such a key path, compare by `Comparable` or by a
 /// `String.StandardComparator` (the two comparisons `SortDescriptor` offers), and were not
 /// changed after they were made, read through their key paths; otherwise the controller
-/// compares live elements with the comparators (the general path). The values of the common key types (`Int`, `Double`,
-/// `String`, `Int?` and `String?`) are kept in stores written for their type, so that
-/// comparing them runs no generic code; other types (`Double?` included) are kept in a
-/// generic store, which is made at run time for the key path's value type and so runs
-/// unspecialised.
+/// compares live elements with the comparators (the general path). The values of the common
+/// key types (`Int`, `Double`, `String`, `Int?` and `String?`) are kept in stores written for
+/// their type, so that comparing them runs no generic code; other types (`Double?` included)
+/// are kept in a generic store, which is made at run time for the key path's value type and so
+/// runs unspecialised.
 @usableFromInline
 final class _SortKeys<Element> {
   /// What reads each key of an element, one per descriptor, first decides.
@@ -367,10 +367,13 @@ extension _TypedKeyStore {
   }
 
   @inlinable
-  func sortStably(_ slots: inout [Int32]) {
-    // Pairs of a value and its slot, sorted by value: each value is read once, and the sort
-    // then moves values with their slots through contiguous memory, where comparing slots
-    // read two values at random per comparison (a cache miss each at 10^6).
+  func sortStably(_ slots: inout [Int32]) { _sortStablyByPairs(&slots) }
+
+  /// Sorts pairs of a value and its slot by value, stably: each value is read once, and the
+  /// sort then moves values with their slots through contiguous memory, where comparing slots
+  /// read two values at random per comparison (a cache miss each at 10^6).
+  @inlinable
+  func _sortStablyByPairs(_ slots: inout [Int32]) {
     var pairs = values.withUnsafeBufferPointer { values in
       slots.map { (value: values[Int($0)], slot: $0) }
     }
@@ -450,11 +453,7 @@ final class _IntKeys: _TypedKeyStore {
   @inlinable
   func sortStably(_ slots: inout [Int32]) {
     guard let range = _countingRange(slots) else {
-      var pairs = values.withUnsafeBufferPointer { values in
-        slots.map { (value: values[Int($0)], slot: $0) }
-      }
-      pairs.sort { a, b in _directed(order(a.value, b.value)) == .orderedAscending }
-      for index in pairs.indices { slots[index] = pairs[index].slot }
+      _sortStablyByPairs(&slots)
       return
     }
     values.withUnsafeBufferPointer { values in

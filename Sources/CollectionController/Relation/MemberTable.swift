@@ -147,15 +147,8 @@ struct _MemberTable: Sequence {
       let slot = slot(of: id)
       if slot >= 0 {
         yield &pool[Int(slot)]
-        let vacated = pool.withUnsafeBufferPointer { Self.bits($0, slot) == 0 }
-        if vacated {
-          // Set to `nil`: removed. (The table finds the slot by `id`, not by its contents.)
-          pool.withUnsafeBufferPointer { pool in
-            table.remove(slot, bits: UInt(bitPattern: id)) { Self.bits(pool, $0) }
-          }
-          free.append(slot)
-          count -= 1
-        }
+        // Set to `nil`: removed (the table finds the slot by `id`, not by its contents).
+        if pool.withUnsafeBufferPointer({ Self.bits($0, slot) == 0 }) { remove(slot, id) }
       } else {
         var absent: _RelationMember?
         yield &absent

@@ -127,12 +127,6 @@ extension RelationController {
     @inlinable
     static var _scanLimit: Int { 8 }
 
-    /// Up to this capacity, a buffer emptied at the end of a transaction is kept for the next
-    /// one (a larger one is released, so that one large transaction does not make every later
-    /// one clear a large table).
-    @inlinable
-    static var _keptCapacity: Int { 64 }
-
     /// The place in `dirty` of the element with identity `id`, if it is touched.
     @inlinable
     func slot(of id: ObjectIdentifier) -> Int? {
@@ -172,7 +166,7 @@ extension RelationController {
     }
 
     /// Takes the touched elements, leaving none: `dirty`'s buffer moves to the caller, who
-    /// hands it back emptied with `recycle(_:)`.
+    /// hands it back with Binding's `_recycle(_:into:)`.
     @inlinable
     func takeTouches() -> [(element: Element, changedAttributes: Bool)] {
       var touched: [(element: Element, changedAttributes: Bool)] = []
@@ -181,17 +175,8 @@ extension RelationController {
       return touched
     }
 
-    /// Keeps the buffer of `touched` (taken by `takeTouches()`) for the next transaction, if
-    /// nothing was touched meanwhile and it is small.
-    @inlinable
-    func recycle(_ touched: inout [(element: Element, changedAttributes: Bool)]) {
-      guard dirty.isEmpty && touched.capacity <= Self._keptCapacity else { return }
-      touched.removeAll(keepingCapacity: true)
-      swap(&touched, &dirty)
-    }
-
     /// An empty array for a transaction's order labels, with the capacity of the last one if it
-    /// was small (`recycle(labels:)` hands it back).
+    /// was small (handed back with Binding's `_recycle(_:into:)`).
     @inlinable
     func takeLabels() -> [UInt64] {
       var labels: [UInt64] = []
@@ -199,19 +184,11 @@ extension RelationController {
       return labels
     }
 
-    /// Keeps the buffer of `labels` (from `takeLabels()`) for the next transaction, if small.
-    @inlinable
-    func recycle(labels: inout [UInt64]) {
-      guard labels.capacity <= Self._keptCapacity else { return }
-      labels.removeAll(keepingCapacity: true)
-      swap(&labels, &_labels)
-    }
-
     /// Empties the fingerprints, keeping a small table.
     @inlinable
     func removeAllFingerprints() {
       latestFingerprints.removeAll(
-        keepingCapacity: latestFingerprints.capacity <= Self._keptCapacity)
+        keepingCapacity: latestFingerprints.capacity <= _keptBufferCapacity)
     }
 
     @inlinable

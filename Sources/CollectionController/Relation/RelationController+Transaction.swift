@@ -32,10 +32,7 @@ extension RelationController {
       // deinit), becomes the queue's again if it is small.
       var events: [_Event] = []
       swap(&events, &transaction.events)
-      if events.capacity <= _Work._keptCapacity {
-        events.removeAll(keepingCapacity: true)
-        swap(&events, &spare)
-      }
+      _recycle(&events, into: &spare)
       guard transaction.isCommitted else { continue }
       _touchQueuedElements()
       let delivery = _transaction()
@@ -95,12 +92,12 @@ extension RelationController {
       work.removeAllFingerprints()
     }
     var touched = work.takeTouches()
-    defer { work.recycle(&touched) }
+    defer { _recycle(&touched, into: &work.dirty) }
     let config = _state.config
     // The labels of the touched elements that are live members (one lock for all of them);
     // `.max`, which no label takes, for the others.
     var labels = work.takeLabels()
-    defer { work.recycle(labels: &labels) }
+    defer { _recycle(&labels, into: &work._labels) }
     labels.reserveCapacity(touched.count)
     _write { state in
       for touch in touched {
