@@ -197,13 +197,13 @@ extension PipelineTests {
     let eventsBase = base(events)
     let second = pipeline.next(recycling: &events)
     #expect(second?.events == [2])
-    #expect(base(pipeline._queue) == eventsBase || eventsBase == nil)
+    #expect(eventsBase != nil && base(pipeline._queue) == eventsBase)
     // An empty queue at the end of a drain takes the spare too.
     var last = second?.events ?? []
     last.removeAll(keepingCapacity: true)
     let lastBase = base(last)
     #expect(pipeline.next(recycling: &last) == nil)
-    #expect(base(pipeline._queue) == lastBase || lastBase == nil)
+    #expect(lastBase != nil && base(pipeline._queue) == lastBase)
     #expect(pipeline.phase == .idle)
     // A spare that still holds events is left to its owner.
     _ = pipeline.receiveTransaction(3)
