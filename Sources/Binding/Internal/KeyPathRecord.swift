@@ -36,7 +36,7 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
   /// retaining it (between `_enterCall()` and `_exitCall()`) and released when the
   /// registration ends (`releaseHandler()`).
   @usableFromInline
-  let _dispatch: Unmanaged<_Box<(KeyPathChange<Root, Value>, _Lifetime) -> Bool>>
+  let _dispatch: Unmanaged<_Dispatch<Root, Value>>
   /// The last value and the slots it was read from (with this registration's entries).
   @usableFromInline
   let _state = _Lock<_Evaluation?>(nil)
@@ -85,7 +85,7 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
     self._keepsValue = options.rawValue & ObservationOptions._keepsNoValueBit == 0
     // Without a kept value there is nothing to compare with: every write is delivered.
     self._isEqual = _keepsValue ? isEqual.map { .passRetained(_Box($0)) } : nil
-    self._dispatch = .passRetained(_Box(dispatch))
+    self._dispatch = .passRetained(_Dispatch(dispatch))
     // A binding lives for its receiver (swept once it died) but is not a target.
     super.init(target: target ?? receiver, keyPaths: [path], removableByTarget: receiver == nil)
   }
@@ -190,7 +190,7 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
   func _call(_ change: KeyPathChange<Root, Value>) -> Bool {
     guard _enterCall() else { return true }
     defer { _exitCall() }
-    return _dispatch._withUnsafeGuaranteedRef { $0.value(change, lifetime) }
+    return _dispatch._withUnsafeGuaranteedRef { $0.call(change, lifetime) }
   }
 
   /// `_call` with a change that holds `root` and the key path without retaining them, which
@@ -209,7 +209,7 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
       object: Unmanaged.passUnretained(root).takeRetainedValue(),
       keyPath: Unmanaged.passUnretained(path).takeRetainedValue(), oldValue: oldValue,
       newValue: newValue)
-    let delivered = _dispatch._withUnsafeGuaranteedRef { $0.value(change, lifetime) }
+    let delivered = _dispatch._withUnsafeGuaranteedRef { $0.call(change, lifetime) }
     _ = Unmanaged.passRetained(change.object)
     _ = Unmanaged.passRetained(change.keyPath)
     return delivered
@@ -247,23 +247,28 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
       }
       _leaveSingleMode(root)
     }
-    // Common case: the key path read the same properties as last time.
-    let reads = _state.withLock { $0?.reads } ?? []
+    // Common case: the key path read the same properties as last time. One lock section checks
+    // that and swaps the value, and nothing is retained to compare the reads.
     var value: Value?
-    if _AccessRecorder.readsSame(reads, { value = read(root) }), let value {
-      let keepsValue = _keepsValue
-      let oldValue = _state.withLock { state -> Value? in
-        guard state != nil else { return nil }
-        guard keepsValue else { return value }
+    var oldValue: Value?
+    var ended = false
+    let keepsValue = _keepsValue
+    _AccessRecorder.trackUnretained({ value = read(root) }) { slots in
+      _state.withLock { state in
+        guard state != nil else {
+          ended = true
+          return
+        }
         // Safe: checked non-nil just above, under the same lock.
-        defer { state!.value = value }
-        return state!.value
+        guard let value, _Read.same(state!.reads, slots) else { return }
+        oldValue = keepsValue ? state!.value : value
+        if keepsValue { state!.value = value }
       }
-      return oldValue.map { ($0, value) }
     }
+    if ended { return nil }
+    if let oldValue, let value { return (oldValue, value) }
     // It reads something else now (a replaced intermediate, another branch): re-attach.
     let (newValue, slots) = _AccessRecorder.track { read(root) }
-    let keepsValue = _keepsValue
     let previous = _state.withLock { state -> (Value, [_Read])? in
       guard let current = state, let value = keepsValue ? current.value : newValue else {
         return nil
@@ -382,4 +387,19 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
       KeyPathChange(
         object: root, keyPath: path, oldValue: current, newValue: current, kind: .deletion))
   }
+}
+
+/// A registration's dispatch closure in a box retained by hand (see `_KeyPathRecord._dispatch`).
+///
+/// Not a `_Box` of the closure: a closure stored as a generic `_Box<Value>`'s value is kept in
+/// the most general calling convention, so every call went through a reabstraction thunk that
+/// copied the change (about 3 ns of a delivery). Here the property's own type keeps the
+/// convention the closure was made with.
+@usableFromInline
+final class _Dispatch<Root: ObservableModel, Value> {
+  @usableFromInline
+  let call: (KeyPathChange<Root, Value>, _Lifetime) -> Bool
+
+  @usableFromInline
+  init(_ call: @escaping (KeyPathChange<Root, Value>, _Lifetime) -> Bool) { self.call = call }
 }

@@ -117,6 +117,20 @@ struct _Read {
     lhs.count == rhs.count && zip(lhs, rhs).allSatisfy { $0.entry === $1.entry }
   }
 
+  /// Whether `reads` are exactly `slots` (compared by address only), in order, with live
+  /// entries.
+  @inlinable
+  static func same(_ reads: [_Read], _ slots: UnsafeBufferPointer<Unmanaged<_AnySlot>>) -> Bool {
+    guard reads.count == slots.count else { return false }
+    for index in reads.indices
+    where Unmanaged.passUnretained(reads[index].slot).toOpaque() != slots[index].toOpaque()
+      || !reads[index].entry.isLive
+    {
+      return false
+    }
+    return true
+  }
+
   /// Whether `reads` are exactly `slots`, in order, with live entries.
   @inlinable
   static func same(_ reads: [_Read], _ slots: [_AnySlot]) -> Bool {

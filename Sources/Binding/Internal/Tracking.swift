@@ -23,8 +23,8 @@ final class _AccessRecorder {
   @exclusivity(unchecked) private var buffer: UnsafeMutablePointer<Unmanaged<_AnySlot>>
   @exclusivity(unchecked) private var capacity = 4
   @exclusivity(unchecked) private var count = 0
-  /// In verify mode: the slots read last time, in order, and how many were read again so far.
-  @exclusivity(unchecked) private var expected: UnsafeBufferPointer<_Read>?
+  /// Whether recorded slots are retained (see `trackUnretained`).
+  @exclusivity(unchecked) private var retainsSlots = true
   /// In single verify mode: the one slot read last time, and the object it belongs to.
   @exclusivity(unchecked) private var expectedSingle: UnsafeMutableRawPointer?
   @exclusivity(unchecked) private var expectedOwner: ObjectIdentifier?
@@ -63,14 +63,6 @@ final class _AccessRecorder {
       }
       return
     }
-    if let expected {
-      if matched < expected.count && expected[matched].slot === slot {
-        matched += 1
-      } else if !(0..<matched).contains(where: { expected[$0].slot === slot }) {
-        mismatch = true
-      }
-      return
-    }
     // Paths read a handful of properties: a linear scan beats hashing.
     for index in 0..<count
     where buffer[index].toOpaque() == Unmanaged.passUnretained(slot).toOpaque() {
@@ -83,7 +75,7 @@ final class _AccessRecorder {
       buffer = grown
       capacity *= 2
     }
-    (buffer + count).initialize(to: .passRetained(slot))
+    (buffer + count).initialize(to: retainsSlots ? .passRetained(slot) : .passUnretained(slot))
     count += 1
   }
 
@@ -95,7 +87,10 @@ final class _AccessRecorder {
   }
 
   private func reset() {
-    for index in 0..<count { buffer[index].release() }
+    if retainsSlots {
+      for index in 0..<count { buffer[index].release() }
+    }
+    retainsSlots = true
     if recordsObjects {
       // The caller took the list (`trackObjects` returns it): keeping its capacity here would
       // only copy a buffer nobody needs.
@@ -105,7 +100,6 @@ final class _AccessRecorder {
       readAny = false
     }
     count = 0
-    expected = nil
     expectedSingle = nil
     expectedOwner = nil
     matched = 0
@@ -151,17 +145,20 @@ final class _AccessRecorder {
     }
   }
 
-  /// Runs `body` with tracking and tells whether it read exactly the slots of `reads`, in the
-  /// same order (the common case: nothing to re-attach, nothing allocated).
+  /// Runs `body` with tracking, then `check` with the slots it read, in order of first read.
+  ///
+  /// The slots are not retained (nothing is counted or allocated): `check` may compare their
+  /// addresses with slots it holds, but must not follow them, because an object that `body`
+  /// read may be gone by then. `check` runs with tracking still on, so it must not read
+  /// `@Observed` properties.
   @usableFromInline
-  static func readsSame(_ reads: [_Read], _ body: () -> Void) -> Bool {
-    reads.withUnsafeBufferPointer { expected in
-      _withRecorder { recorder in
-        recorder.expected = expected
-        body()
-        return !recorder.mismatch && recorder.matched == expected.count
-          && expected.allSatisfy { $0.entry.isLive }
-      }
+  static func trackUnretained(
+    _ body: () -> Void, then check: (UnsafeBufferPointer<Unmanaged<_AnySlot>>) -> Void
+  ) {
+    _withRecorder { recorder in
+      recorder.retainsSlots = false
+      body()
+      check(UnsafeBufferPointer(start: recorder.buffer, count: recorder.count))
     }
   }
 
