@@ -32,7 +32,7 @@ extension _OrderedIndex {
               // Settled: each element's kept keys are its live keys.
               keys.stage(_element(node))
               precondition(
-                keys.compareStaged(with: node) == .orderedSame,
+                keys.stagedComparison.compare(with: node) == .orderedSame,
                 "kept sort keys differ from the live ones in section \(index) at row \(rows)")
             }
             if previous >= 0 {

@@ -356,13 +356,22 @@ extension _OrderedIndex {
     var parent: Int32 = -1
     var goesLeft = false
     var node = _sections[section].root
-    // The kept keys, held once for the walk (not retained and released per comparison).
-    let keys = self.keys
-    while node >= 0 {
-      parent = node
-      let order = keys?.compareStaged(with: node) ?? _comparator(element, _element(node))
-      goesLeft = Self._orders(order, sequence, before: node, _nodes)
-      node = goesLeft ? _nodes[Int(node)].left : _nodes[Int(node)].right
+    if let comparison = keys?.stagedComparison {
+      // The kept keys' stores, held once for the walk (not retained and released per
+      // comparison). Two loops, because an optional `comparison` would be copied, retaining its
+      // stores, at every step.
+      while node >= 0 {
+        parent = node
+        goesLeft = Self._orders(comparison.compare(with: node), sequence, before: node, _nodes)
+        node = goesLeft ? _nodes[Int(node)].left : _nodes[Int(node)].right
+      }
+    } else {
+      while node >= 0 {
+        parent = node
+        let order = _comparator(element, _element(node))
+        goesLeft = Self._orders(order, sequence, before: node, _nodes)
+        node = goesLeft ? _nodes[Int(node)].left : _nodes[Int(node)].right
+      }
     }
     return InsertionPoint(
       sectionKey: sectionKey, section: section, newSection: section, parent: parent,

@@ -26,17 +26,9 @@ final class _SortKeys<Element> {
   /// Where each key is kept, parallel to `readers`.
   @usableFromInline
   let stores: ContiguousArray<any _KeyStore>
-  /// The first two stores, and the others: comparisons call the first two through these
-  /// unretained references, which `stores` (a `let`: keep it one) keeps alive as long as this
-  /// object. `compareStaged(with:)` and `compare(_:_:)` spell the walk over them out twice:
-  /// a loop over `stores` made a move 9% slower, and one walk taking a closure 6%
-  /// (`--profile-relation`, user time, 7 runs each).
+  /// The stores, for walks that compare the staged keys (see `_StagedComparison`).
   @usableFromInline
-  unowned(unsafe) let _first: (any _KeyStore)?
-  @usableFromInline
-  unowned(unsafe) let _second: (any _KeyStore)?
-  @usableFromInline
-  let _others: ContiguousArray<any _KeyStore>
+  let stagedComparison: _StagedComparison
   /// The identity of the staged element, checked when it is kept.
   @usableFromInline
   var _staged: ObjectIdentifier?
@@ -45,9 +37,7 @@ final class _SortKeys<Element> {
   init(_ readers: [_KeyReader<Element>]) {
     self.readers = readers
     stores = ContiguousArray(readers.map(\.keys))
-    _first = stores.first
-    _second = stores.count > 1 ? stores[1] : nil
-    _others = ContiguousArray(stores.dropFirst(2))
+    stagedComparison = _StagedComparison(stores)
   }
 
   /// Kept keys for `comparators`, or `nil` when one of them cannot be specialised (see above).
@@ -68,22 +58,6 @@ final class _SortKeys<Element> {
     _staged = ObjectIdentifier(element)
   }
 
-  /// Compares the staged keys with those kept at `slot`.
-  @inline(__always)
-  @inlinable
-  func compareStaged(with slot: Int32) -> ComparisonResult {
-    guard let first = _first else { return .orderedSame }
-    let result = first.compareStaged(with: slot)
-    guard result == .orderedSame, let second = _second else { return result }
-    let next = second.compareStaged(with: slot)
-    guard next == .orderedSame, !_others.isEmpty else { return next }
-    for store in _others {
-      let result = store.compareStaged(with: slot)
-      if result != .orderedSame { return result }
-    }
-    return .orderedSame
-  }
-
   /// Keeps the staged keys at `slot`, the slot `element` was inserted into.
   @inlinable
   func keepStaged(at slot: Int32, for element: Element) where Element: AnyObject {
@@ -99,16 +73,11 @@ final class _SortKeys<Element> {
     for reader in readers { reader.keep(element, at: slot) }
   }
 
-  /// Compares the keys kept at two slots.
-  @inline(__always)
+  /// Compares the keys kept at two slots (for invariant checks: it calls every store through
+  /// its existential, retaining it).
   @inlinable
   func compare(_ a: Int32, _ b: Int32) -> ComparisonResult {
-    guard let first = _first else { return .orderedSame }
-    let result = first.compare(a, b)
-    guard result == .orderedSame, let second = _second else { return result }
-    let next = second.compare(a, b)
-    guard next == .orderedSame, !_others.isEmpty else { return next }
-    for store in _others {
+    for store in stores {
       let result = store.compare(a, b)
       if result != .orderedSame { return result }
     }
@@ -300,11 +269,65 @@ final class _ClosureKeyReader<Element>: _KeyReader<Element> {
   }
 }
 
+/// How a walk (an insertion point's descent) compares the staged keys with those kept at a slot.
+///
+/// The first two stores are called through their common class, `_KeyStoreBase`, unretained (the
+/// `_SortKeys` whose `stores` hold them outlives every walk): one virtual call each. Called
+/// through their `any _KeyStore` existentials, they were retained and released around every
+/// call, even from a local: four atomic operations per comparison. An `unowned(unsafe)`
+/// reference does not help, because loading one makes a strong copy. The calls are written out
+/// rather than looped over: a loop over all the stores made a move 9% slower, and one walk
+/// taking a closure 6% (`--profile-relation`, user time, 7 runs each).
+@usableFromInline
+struct _StagedComparison {
+  /// The first two stores, unretained: the `_SortKeys` whose `stores` hold them outlives the walk.
+  @usableFromInline
+  let first: Unmanaged<_KeyStoreBase>?
+  @usableFromInline
+  let second: Unmanaged<_KeyStoreBase>?
+  @usableFromInline
+  let others: ContiguousArray<any _KeyStore>
+
+  @inlinable
+  init(_ stores: ContiguousArray<any _KeyStore>) {
+    first = stores.first.map { .passUnretained($0) }
+    second = stores.count > 1 ? .passUnretained(stores[1]) : nil
+    others = ContiguousArray(stores.dropFirst(2))
+  }
+
+  /// Compares the staged keys with those kept at `slot`.
+  @inline(__always)
+  @inlinable
+  func compare(with slot: Int32) -> ComparisonResult {
+    guard let first else { return .orderedSame }
+    let result = first._withUnsafeGuaranteedRef { $0.compareStaged(with: slot) }
+    guard result == .orderedSame, let second else { return result }
+    let next = second._withUnsafeGuaranteedRef { $0.compareStaged(with: slot) }
+    guard next == .orderedSame, !others.isEmpty else { return next }
+    for store in others {
+      let result = store.compareStaged(with: slot)
+      if result != .orderedSame { return result }
+    }
+    return .orderedSame
+  }
+}
+
+/// The class of every key store, through which a walk compares (see `_StagedComparison`).
+@usableFromInline
+class _KeyStoreBase {
+  @inlinable
+  init() {}
+
+  /// Compares the staged value with the one kept at `slot`. Every store overrides it.
+  @usableFromInline
+  func compareStaged(with slot: Int32) -> ComparisonResult {
+    preconditionFailure("CollectionController: \(type(of: self)) does not compare its keys")
+  }
+}
+
 /// The kept values of one sort key, by slot: what comparisons use.
 @usableFromInline
-protocol _KeyStore: AnyObject {
-  /// Compares the staged value with the one kept at `slot`.
-  func compareStaged(with slot: Int32) -> ComparisonResult
+protocol _KeyStore: _KeyStoreBase {
   /// Compares the values kept at two slots.
   func compare(_ a: Int32, _ b: Int32) -> ComparisonResult
   /// Keeps the staged value at `slot`.
@@ -342,8 +365,9 @@ extension _TypedKeyStore {
     return result == .orderedAscending ? .orderedDescending : .orderedAscending
   }
 
+  /// What each store's `compareStaged(with:)` override runs, specialised for its type.
   @inlinable
-  func compareStaged(with slot: Int32) -> ComparisonResult {
+  func _compareStaged(with slot: Int32) -> ComparisonResult {
     // Safe: a placement stages its element before it compares.
     _directed(order(staged.unsafelyUnwrapped, values[Int(slot)]))
   }
@@ -434,7 +458,11 @@ func _totalOrder<Value: Comparable>(_ a: Value, _ b: Value) -> ComparisonResult 
 /// of each comparison: only the drainer touches them, and no access to them is open while
 /// user code runs.)
 @usableFromInline
-final class _IntKeys: _TypedKeyStore {
+final class _IntKeys: _KeyStoreBase, _TypedKeyStore {
+  @inlinable
+  override func compareStaged(with slot: Int32) -> ComparisonResult {
+    _compareStaged(with: slot)
+  }
   @usableFromInline
   let ascending: Bool
   @usableFromInline
@@ -489,7 +517,11 @@ final class _IntKeys: _TypedKeyStore {
 
 /// `Double` keys (NaN last, see `_totalOrder`).
 @usableFromInline
-final class _DoubleKeys: _TypedKeyStore {
+final class _DoubleKeys: _KeyStoreBase, _TypedKeyStore {
+  @inlinable
+  override func compareStaged(with slot: Int32) -> ComparisonResult {
+    _compareStaged(with: slot)
+  }
   @usableFromInline
   let ascending: Bool
   @usableFromInline
@@ -506,7 +538,11 @@ final class _DoubleKeys: _TypedKeyStore {
 
 /// `String` keys compared by `<`, as `SortDescriptor` compares strings without a comparator.
 @usableFromInline
-final class _StringKeys: _TypedKeyStore {
+final class _StringKeys: _KeyStoreBase, _TypedKeyStore {
+  @inlinable
+  override func compareStaged(with slot: Int32) -> ComparisonResult {
+    _compareStaged(with: slot)
+  }
   @usableFromInline
   let ascending: Bool
   @usableFromInline
@@ -523,7 +559,11 @@ final class _StringKeys: _TypedKeyStore {
 
 /// `Int?` keys, `nil` first.
 @usableFromInline
-final class _OptionalIntKeys: _TypedKeyStore {
+final class _OptionalIntKeys: _KeyStoreBase, _TypedKeyStore {
+  @inlinable
+  override func compareStaged(with slot: Int32) -> ComparisonResult {
+    _compareStaged(with: slot)
+  }
   @usableFromInline
   let ascending: Bool
   @usableFromInline
@@ -540,7 +580,11 @@ final class _OptionalIntKeys: _TypedKeyStore {
 
 /// `String?` keys compared by `<`, `nil` first.
 @usableFromInline
-final class _OptionalStringKeys: _TypedKeyStore {
+final class _OptionalStringKeys: _KeyStoreBase, _TypedKeyStore {
+  @inlinable
+  override func compareStaged(with slot: Int32) -> ComparisonResult {
+    _compareStaged(with: slot)
+  }
   @usableFromInline
   let ascending: Bool
   @usableFromInline
@@ -559,7 +603,11 @@ final class _OptionalStringKeys: _TypedKeyStore {
 
 /// `String` keys compared by a `String.StandardComparator`.
 @usableFromInline
-final class _StandardStringKeys: _TypedKeyStore {
+final class _StandardStringKeys: _KeyStoreBase, _TypedKeyStore {
+  @inlinable
+  override func compareStaged(with slot: Int32) -> ComparisonResult {
+    _compareStaged(with: slot)
+  }
   @usableFromInline
   let ascending: Bool
   @usableFromInline
@@ -581,7 +629,11 @@ final class _StandardStringKeys: _TypedKeyStore {
 
 /// `String?` keys compared by a `String.StandardComparator`, `nil` first.
 @usableFromInline
-final class _OptionalStandardStringKeys: _TypedKeyStore {
+final class _OptionalStandardStringKeys: _KeyStoreBase, _TypedKeyStore {
+  @inlinable
+  override func compareStaged(with slot: Int32) -> ComparisonResult {
+    _compareStaged(with: slot)
+  }
   @usableFromInline
   let ascending: Bool
   @usableFromInline
@@ -605,7 +657,11 @@ final class _OptionalStandardStringKeys: _TypedKeyStore {
 
 /// Keys of any other `Comparable` value type (generic code: correct, slower).
 @usableFromInline
-final class _ComparableKeys<Value: Comparable>: _TypedKeyStore {
+final class _ComparableKeys<Value: Comparable>: _KeyStoreBase, _TypedKeyStore {
+  @inlinable
+  override func compareStaged(with slot: Int32) -> ComparisonResult {
+    _compareStaged(with: slot)
+  }
   @usableFromInline
   let ascending: Bool
   @usableFromInline
@@ -622,7 +678,11 @@ final class _ComparableKeys<Value: Comparable>: _TypedKeyStore {
 
 /// Optional keys of any other `Comparable` value type, `nil` first.
 @usableFromInline
-final class _OptionalComparableKeys<Wrapped: Comparable>: _TypedKeyStore {
+final class _OptionalComparableKeys<Wrapped: Comparable>: _KeyStoreBase, _TypedKeyStore {
+  @inlinable
+  override func compareStaged(with slot: Int32) -> ComparisonResult {
+    _compareStaged(with: slot)
+  }
   @usableFromInline
   let ascending: Bool
   @usableFromInline
