@@ -319,7 +319,7 @@ class _KeyStoreBase {
   init() {}
 
   /// Compares the staged value with the one kept at `slot`. Every store overrides it.
-  @usableFromInline
+  @inlinable
   func compareStaged(with slot: Int32) -> ComparisonResult {
     preconditionFailure("CollectionController: \(type(of: self)) does not compare its keys")
   }
