@@ -225,16 +225,12 @@ extension BindingReceiver {
       put(receiver, value)
     }
     let apply: (Self, Value, _Lifetime) -> Void = { receiver, value, lifetime in
-      let thread = _currentThreadKey()
-      if guardID.isApplying(on: thread) {
+      guardID.apply(
+        { set(receiver, value) },
         // A new source value came back while this binding writes: applied right after, unless
         // the binding ended meanwhile (unbind, or a new binding of the key).
-        guardID.keep { if lifetime.isActive { set(receiver, value) } }
-        return
-      }
-      guardID.apply(on: thread, { set(receiver, value) }) {
-        "\(Self.self).\(key) ← \(Source.self).\(path)"
-      }
+        orKeep: { { if lifetime.isActive { set(receiver, value) } } },
+        describing: { "\(Self.self).\(key) ← \(Source.self).\(path)" })
     }
     let receiver = _WeakBox(self)
     let dispatch: (KeyPathChange<Source, SourceValue>, _Lifetime) -> Bool = {

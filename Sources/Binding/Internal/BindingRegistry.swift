@@ -6,61 +6,55 @@ import Synchronization
 /// current write returns; again while new values keep coming, up to
 /// ``maximumCoalescingRounds`` times, after which the bindings form a cycle that never settles
 /// and the process traps with a message naming the binding.
+///
+/// The guard is only an identity. What is being applied lives in the applying thread's state
+/// (`_ThreadState.applying`, a list through the stack frames applying), so applying a binding
+/// costs no atomic operation, and two threads applying one binding at once (a path through
+/// several objects, written on both) each keep their own values.
 @usableFromInline
 final class _BindingGuard {
-  /// The thread applying the binding now (`_currentThreadKey()`), 0 when none is.
-  @usableFromInline
-  let _owner = Atomic<UInt>(0)
-  /// The newest value that came back while the owner applies (touched by the owner only, so
-  /// the exclusivity checks, which see one thread's accesses, could only ever pass: a value
-  /// coming back is kept, not applied inside the application).
-  @usableFromInline
-  @exclusivity(unchecked)
-  var _next: (() -> Void)?
-
   @usableFromInline
   init() {}
 
-  /// Whether the binding is being applied on `thread` (`_currentThreadKey()` of the caller: a
-  /// value came back to it).
+  /// Applies with `body`, then what came back meanwhile, until nothing new does; or, if this
+  /// binding is being applied on this thread already (a value came back to it), keeps what
+  /// `later` makes, the newest only, for the innermost of those applications to run when it
+  /// ends.
   @usableFromInline
-  func isApplying(on thread: UInt) -> Bool {
-    _owner.load(ordering: .relaxed) == thread
-  }
-
-  /// Keeps `apply` (the newest value) to run when the current application on this thread ends.
-  @usableFromInline
-  func keep(_ apply: @escaping () -> Void) {
-    _next = apply
-  }
-
-  /// Applies with `body`, then what came back meanwhile, until nothing new does.
-  @inlinable
-  func apply(on thread: UInt, _ body: () -> Void, describing binding: () -> String) {
-    // A compare-exchange, not a load and a store: a path through several objects can be
-    // re-evaluated on two threads at once (its root written on one, an intermediate object on
-    // another), and only one of them may own the guard and touch `_next`.
-    guard _owner.compareExchange(expected: 0, desired: thread, ordering: .acquiring).exchanged
-    else {
-      // Another thread applies this binding at this very moment: apply unguarded.
-      body()
-      return
-    }
-    defer { _owner.store(0, ordering: .releasing) }
-    body()
-    var rounds = 1
-    while let next = _next {
-      _next = nil
-      rounds += 1
-      if rounds > maximumCoalescingRounds {
-        fatalError(
-          """
-          Binding: the binding \(binding()) kept receiving new values while it applied them, \
-          for \(maximumCoalescingRounds) rounds without settling: bindings (or observers that \
-          write their sources) form a cycle whose transforms never agree.
-          """)
+  func apply(
+    _ body: () -> Void, orKeep later: () -> (() -> Void), describing binding: () -> String
+  ) {
+    let id = ObjectIdentifier(self)
+    let thread = _ThreadState.currentUnmanaged
+    let outer = thread._withUnsafeGuaranteedRef { $0.applying }
+    var applying = outer
+    while let application = applying {
+      if application.pointee.binding == id {
+        application.pointee.next = later()
+        return
       }
-      next()
+      applying = application.pointee.outer
+    }
+    var application = _ThreadState._Applying(binding: id, outer: outer)
+    // The application lives on this stack frame, linked from the thread's state while it runs.
+    withUnsafeMutablePointer(to: &application) { application in
+      thread._withUnsafeGuaranteedRef { $0.applying = application }
+      body()
+      var rounds = 1
+      while let next = application.pointee.next {
+        application.pointee.next = nil
+        rounds += 1
+        if rounds > maximumCoalescingRounds {
+          fatalError(
+            """
+            Binding: the binding \(binding()) kept receiving new values while it applied \
+            them, for \(maximumCoalescingRounds) rounds without settling: bindings (or \
+            observers that write their sources) form a cycle whose transforms never agree.
+            """)
+        }
+        next()
+      }
+      thread._withUnsafeGuaranteedRef { $0.applying = outer }
     }
   }
 }

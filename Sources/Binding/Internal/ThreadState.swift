@@ -45,6 +45,25 @@ final class _ThreadState {
   /// How many `_withoutNotifications` blocks are open on this thread: writes made inside them
   /// notify nobody.
   @exclusivity(unchecked) var silentWrites = 0
+  /// The innermost binding being applied on this thread, linked to the ones it runs inside
+  /// (see `_BindingGuard.apply`: each lives on the stack frame applying it).
+  @exclusivity(unchecked) var applying: UnsafeMutablePointer<_Applying>?
+
+  /// A binding being applied on this thread.
+  struct _Applying {
+    /// The binding's guard.
+    let binding: ObjectIdentifier
+    /// Applies the newest value that came back to the binding while it applied, if any.
+    var next: (() -> Void)?
+    /// The application this one runs inside, if any.
+    let outer: UnsafeMutablePointer<_Applying>?
+
+    init(binding: ObjectIdentifier, outer: UnsafeMutablePointer<_Applying>?) {
+      self.binding = binding
+      self.outer = outer
+    }
+  }
+
   /// A value the package's other modules set around a write (see `_withThreadValue`).
   var clientValue: AnyObject?
   /// Whether this is the process's main thread, found on first use (`Thread.isMainThread`
