@@ -120,18 +120,21 @@ public struct Observed<Value> {
   static func _didChange<Root: ObservableModel>(
     _ object: Root, _ storage: ReferenceWritableKeyPath<Root, Self>
   ) {
-    var state = object.observation._state.load(ordering: .acquiring)
+    // The state word stays in a register: passed `inout` to the slow path, it was stored to the
+    // stack before the test, on every write of an object nobody observes.
+    let state = object.observation._state.load(ordering: .acquiring)
     if state == 0 { return }
-    var slot = object[keyPath: storage]._slot
-    if slot == nil {
+    guard let slot = object[keyPath: storage]._slot else {
       // Nobody observes this property; the object's "any property" observers may (or a lone
-      // watch, which this call notifies; `state` is then reloaded if it changed meanwhile).
-      slot = _slotForUnobservedSet(object, state: &state)
-      if slot == nil { return }
-      object[keyPath: storage]._slot = slot
+      // watch, which this call notifies).
+      guard let made = _slotForUnobservedSet(object, state: state) else { return }
+      // Stored before the observers run: one that reads the property must find this slot.
+      object[keyPath: storage]._slot = made.slot
+      _ = _didSet(object, slot: made.slot, state: made.state)
+      return
     }
     // A slot comes back when the storage held another object's (it was copied from there).
-    if let replacement = _didSet(object, slot: slot.unsafelyUnwrapped, state: state) {
+    if let replacement = _didSet(object, slot: slot, state: state) {
       object[keyPath: storage]._slot = replacement
     }
   }

@@ -5,12 +5,17 @@ import Synchronization
 // nobody inside `_withoutNotifications`.
 
 /// The slot to create for a property that nobody observed until now, if something observes
-/// every property of the object; otherwise `nil`.
+/// every property of the object, with the object's state word to notify it with (read again if
+/// a lone watch ended meanwhile); otherwise `nil`.
+///
+/// Returns the word rather than updating an `inout` one, so that the setter's fast path, which
+/// calls this, keeps its state word in a register.
 @usableFromInline
 @inline(never)
 func _slotForUnobservedSet<Root: ObservableModel>(
-  _ object: Root, state stateAddress: inout UInt
-) -> UnsafeMutableRawPointer? {
+  _ object: Root, state stateAddress: UInt
+) -> (slot: UnsafeMutableRawPointer, state: UInt)? {
+  var stateAddress = stateAddress
   if stateAddress & _loneWatchTag != 0 {
     if _loneWatchFired(object) { return nil }
     // The lone watch ended, or a state took it over since the caller read the word: then the
@@ -22,7 +27,8 @@ func _slotForUnobservedSet<Root: ObservableModel>(
   // the address is non-zero (the setter returns before calling this when it is 0).
   let observed = Unmanaged<_ModelState>.fromOpaque(UnsafeRawPointer(bitPattern: stateAddress)!)
     ._withUnsafeGuaranteedRef { $0._hasAnyRecords.load(ordering: .acquiring) }
-  return observed ? _makeSlot(object) : nil
+  guard observed, let slot = _makeSlot(object) else { return nil }
+  return (slot, stateAddress)
 }
 
 /// Notifies the observers of a property after an observed set; returns the slot the property's
@@ -41,10 +47,9 @@ func _didSet<Root: ObservableModel>(
     _notify(owner, slot: rawSlot, state: stateAddress)
     return nil
   }
-  var word = stateAddress
-  guard let made = _slotForUnobservedSet(owner, state: &word) else { return nil }
-  _notify(owner, slot: made, state: word)
-  return made
+  guard let made = _slotForUnobservedSet(owner, state: stateAddress) else { return nil }
+  _notify(owner, slot: made.slot, state: made.state)
+  return made.slot
 }
 
 /// Tells the observers of `rawSlot` (a slot reference, see `_AnySlot.reference`), a slot of
