@@ -124,19 +124,16 @@ public struct Observed<Value> {
     // stack before the test, on every write of an object nobody observes.
     let state = object.observation._state.load(ordering: .acquiring)
     if state == 0 { return }
-    guard let slot = object[keyPath: storage]._slot else {
-      // Nobody observes this property; the object's "any property" observers may (or a lone
-      // watch, which this call notifies).
-      guard let made = _slotForUnobservedSet(object, state: state) else { return }
-      // Stored before the observers run: one that reads the property must find this slot.
-      object[keyPath: storage]._slot = made.slot
-      _ = _didSet(object, slot: made.slot, state: made.state)
+    if let slot = object[keyPath: storage]._slot, _didSet(object, slot: slot, state: state) {
       return
     }
-    // A slot comes back when the storage held another object's (it was copied from there).
-    if let replacement = _didSet(object, slot: slot, state: state) {
-      object[keyPath: storage]._slot = replacement
-    }
+    // Nobody observes this property, or its storage holds another object's slot (it was copied
+    // from there): the object's "any property" observers may (or a lone watch, which this call
+    // notifies).
+    guard let made = _slotForUnobservedSet(object, state: state) else { return }
+    // Stored before the observers run: one that reads the property must find this slot.
+    object[keyPath: storage]._slot = made.slot
+    _ = _didSet(object, slot: made.slot, state: made.state)
   }
 }
 

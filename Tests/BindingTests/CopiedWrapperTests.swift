@@ -123,3 +123,33 @@ import Testing
     yToken.cancel()
   }
 }
+
+extension CopiedWrapperTests {
+  /// Promise: the first write of copied storage makes the copy's own slot and stores it before
+  /// the copy's observers run. An "any property" observer sees the property among the changes,
+  /// and a key-path observer it registers during that write hears every later write. (The slot
+  /// used to be stored after the observers ran, so they made a second slot that the storage
+  /// never held: the property was missing from the first change, and the new observer heard
+  /// nothing, ever.)
+  @Test func observersOfTheFirstWriteOfCopiedStorageFindItsSlot() {
+    let original = Note(text: "a")
+    // The original's slot exists, so the copy's storage starts with a slot that is not its own.
+    let originalToken = original.observe(\.text) { _ in }
+    let copy = Note(copying: original)
+    var textChanged: [Bool] = []
+    var heard: [String] = []
+    var inner: ObservationToken?
+    let events = copy.observeEvents { event in
+      if case .updated(_, let changes) = event { textChanged.append(changes.contains(\.text)) }
+      if inner == nil { inner = copy.observe(\.text) { heard.append($0.newValue) } }
+    }
+    copy.text = "b"
+    copy.text = "c"
+    copy.text = "d"
+    #expect(textChanged == [true, true, true])
+    #expect(heard == ["c", "d"])
+    events.cancel()
+    inner?.cancel()
+    originalToken.cancel()
+  }
+}

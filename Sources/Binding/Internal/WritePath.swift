@@ -31,25 +31,21 @@ func _slotForUnobservedSet<Root: ObservableModel>(
   return (slot, stateAddress)
 }
 
-/// Notifies the observers of a property after an observed set; returns the slot the property's
-/// storage should hold from now on if it is not `rawSlot`, or `nil`.
+/// Notifies the observers of a property after an observed set, if `rawSlot` (what its storage
+/// holds) is one of `owner`'s slots; returns whether it was.
 ///
 /// `rawSlot` is followed only once the object's state says it is one of its slots: storage
 /// copied from another object's property (`_name = other._name`) holds that object's slot,
-/// which may be freed by now. Such a write is handled like a write of a property nobody
-/// observes yet.
+/// which may be freed by now. The setter handles such a write like a write of a property nobody
+/// observes yet: it makes the object's own slot and stores it before notifying.
 @usableFromInline
 @inline(never)
 func _didSet<Root: ObservableModel>(
   _ owner: Root, slot rawSlot: UnsafeMutableRawPointer, state stateAddress: UInt
-) -> UnsafeMutableRawPointer? {
-  if _stateWord(stateAddress, owns: rawSlot) {
-    _notify(owner, slot: rawSlot, state: stateAddress)
-    return nil
-  }
-  guard let made = _slotForUnobservedSet(owner, state: stateAddress) else { return nil }
-  _notify(owner, slot: made.slot, state: made.state)
-  return made.slot
+) -> Bool {
+  guard _stateWord(stateAddress, owns: rawSlot) else { return false }
+  _notify(owner, slot: rawSlot, state: stateAddress)
+  return true
 }
 
 /// Tells the observers of `rawSlot` (a slot reference, see `_AnySlot.reference`), a slot of
