@@ -18,8 +18,8 @@ final class _BindingGuard {
 
   /// Applies with `body`, then what came back meanwhile, until nothing new does; or, if this
   /// binding is being applied on this thread already (a value came back to it), keeps what
-  /// `later` makes, the newest only, for the innermost of those applications to run when it
-  /// ends.
+  /// `later` makes, the newest only, for that application to run when its current write
+  /// returns.
   @usableFromInline
   func apply(
     _ body: () -> Void, orKeep later: () -> (() -> Void), describing binding: () -> String
@@ -39,6 +39,7 @@ final class _BindingGuard {
     // The application lives on this stack frame, linked from the thread's state while it runs.
     withUnsafeMutablePointer(to: &application) { application in
       thread._withUnsafeGuaranteedRef { $0.applying = application }
+      defer { thread._withUnsafeGuaranteedRef { $0.applying = outer } }
       body()
       var rounds = 1
       while let next = application.pointee.next {
@@ -54,7 +55,6 @@ final class _BindingGuard {
         }
         next()
       }
-      thread._withUnsafeGuaranteedRef { $0.applying = outer }
     }
   }
 }
