@@ -27,6 +27,8 @@ final class Record: ObservableModel, CustomStringConvertible {
   @Observed var rank: Int?
   @Observed var subtitle: String?
   @Observed var date = Date(timeIntervalSince1970: 0)
+  /// A key of an optional type kept by the generic store (`Date?`).
+  @Observed var due: Date?
   @Observed var grade = Grade.low
   @Observed var small: UInt8 = 0
   @Observed var tag = Tag("")
@@ -74,6 +76,8 @@ extension SortKeyAgreementTests {
       "String? lexical reverse", [SortDescriptor(\.subtitle, comparator: .lexical, order: .reverse)]
     ),
     ("Date", [SortDescriptor(\.date)]),
+    ("Date?", [SortDescriptor(\.due)]),
+    ("Date? reverse", [SortDescriptor(\.due, order: .reverse)]),
     ("UInt8", [SortDescriptor(\.small, order: .reverse)]),
     ("computed", [SortDescriptor(\.titleLength)]),
     (
@@ -110,7 +114,7 @@ extension SortKeyAgreementTests {
   static let scores: [Double] = [-1.5, 0.0, -0.0, 0.5, 2, 1e9, -.infinity]
 
   static func randomize(_ record: Record, _ rng: inout SplitMix64, field: Int? = nil) {
-    switch field ?? Int(rng.next() % 8) {
+    switch field ?? Int(rng.next() % 9) {
     case 0: record.count = Int(rng.next() % 5)
     case 1: record.score = scores[Int(rng.next() % UInt64(scores.count))]
     case 2: record.title = titles[Int(rng.next() % UInt64(titles.count))]
@@ -119,6 +123,8 @@ extension SortKeyAgreementTests {
       record.subtitle = rng.next() % 3 == 0 ? nil : titles[Int(rng.next() % UInt64(titles.count))]
     case 5: record.date = Date(timeIntervalSince1970: Double(rng.next() % 4) * 86_400)
     case 6: record.grade = Grade(rawValue: Int(rng.next() % 3))!  // 0..<3 are all cases
+    case 7:
+      record.due = rng.next() % 3 == 0 ? nil : Date(timeIntervalSince1970: Double(rng.next() % 3))
     default: record.small = UInt8(rng.next() % 4)
     }
   }
@@ -127,7 +133,7 @@ extension SortKeyAgreementTests {
     let shelf = Shelf()
     shelf.records = (0..<count).map { id in
       let record = Record(id: id)
-      for field in 0..<8 { randomize(record, &rng, field: field) }
+      for field in 0..<9 { randomize(record, &rng, field: field) }
       return record
     }
     return shelf

@@ -16,8 +16,8 @@ func _isTracking() -> Bool {
   _binding_trackingDepth() != 0
 }
 
-/// Collects the `@Observed` properties (their slots) read while it is installed, or checks
-/// them against the reads of the previous evaluation.
+/// Collects the `@Observed` properties (their slots) read while it is installed, or checks that
+/// a single-property registration read its one slot again.
 @usableFromInline
 final class _AccessRecorder {
   @exclusivity(unchecked) private var buffer: UnsafeMutablePointer<Unmanaged<_AnySlot>>

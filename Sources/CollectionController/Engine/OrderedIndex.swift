@@ -357,9 +357,8 @@ extension _OrderedIndex {
     var goesLeft = false
     var node = _sections[section].root
     if let comparison = keys?.stagedComparison {
-      // The kept keys' stores, held once for the walk (not retained and released per
-      // comparison). Two loops, because an optional `comparison` would be copied, retaining its
-      // stores, at every step.
+      // The kept keys' stores, called without retaining them (see `_StagedComparison`). Two
+      // loops, because an optional `comparison` would be copied at every step.
       while node >= 0 {
         parent = node
         goesLeft = Self._orders(comparison.compare(with: node), sequence, before: node, _nodes)

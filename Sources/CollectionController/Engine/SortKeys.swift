@@ -271,6 +271,10 @@ final class _ClosureKeyReader<Element>: _KeyReader<Element> {
 
 /// How a walk (an insertion point's descent) compares the staged keys with those kept at a slot.
 ///
+/// - Important: It holds its first two stores unretained, so it must not outlive the
+///   `_SortKeys` it came from: use it within one borrow of the (noncopyable) index that holds
+///   those keys, as `insertionPoint` does.
+///
 /// The first two stores are called through their common class, `_KeyStoreBase`, unretained (the
 /// `_SortKeys` whose `stores` hold them outlives every walk): one virtual call each. Called
 /// through their `any _KeyStore` existentials, they were retained and released around every
