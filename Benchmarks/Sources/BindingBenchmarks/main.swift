@@ -106,6 +106,25 @@ if CommandLine.arguments.contains("--profile-reorders") {
   for _ in 0..<3 { print(try measureReorders(100_000, seed: 9).map(\.seconds)) }
   exit(0)
 }
+if CommandLine.arguments.contains("--profile-sections") {
+  // For profilers: 2x10^4 albums in one-element sections (PROFILE_SECTIONS to change it), all
+  // removed in one assignment, all back, two in three removed, all back shuffled; prints the
+  // four times.
+  let count = ProcessInfo.processInfo.environment["PROFILE_SECTIONS"].flatMap { Int($0) } ?? 20_000
+  let albums = (0..<count).map { Album(year: $0, isLive: false) }
+  let artist = Artist(albums)
+  let controller = try RelationController(
+    \.albums, of: artist, sortedBy: [SortKey(\.year)], sectionedBy: { $0.year },
+    delivery: .synchronous)
+  var rng = SplitMix64(seed: 5)
+  let clock = ContinuousClock()
+  let removal = clock.measure { artist.albums = [] }
+  let insertion = clock.measure { artist.albums = albums }
+  let removal2 = clock.measure { artist.albums = albums.filter { _ in rng.next() % 3 == 0 } }
+  let insertion2 = clock.measure { artist.albums = albums.shuffled(using: &rng) }
+  print(removal, insertion, removal2, insertion2, controller.sections.count)
+  exit(0)
+}
 if CommandLine.arguments.contains("--profile-build") {
   // For profilers: building a controller over 10^6 albums.
   var rng = SplitMix64(seed: 1)

@@ -379,6 +379,13 @@ struct _SectionSet: Sequence, Sendable {
     return position < _indexes.count && _indexes[position] == index
   }
 
+  /// The set of `indexes`, which are distinct: O(k log k), where adding them one by one
+  /// shifts the sorted array each time (O(k^2)).
+  @inlinable
+  init(distinct indexes: [Int]) {
+    _indexes = indexes.sorted()
+  }
+
   /// Adds `index` (keeping the indexes sorted); does nothing if it is there.
   @inlinable
   mutating func insert(_ index: Int) {

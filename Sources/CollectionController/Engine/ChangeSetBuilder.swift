@@ -170,26 +170,36 @@ struct _ChangeSetBuilder<Element: AnyObject, SectionKey: Hashable & Comparable> 
     }
     var deletedOld: [Int: SectionKey] = [:]
     var changes = RelationChangeSet<Element>()
+    // Section sets are made from all their indexes at once, and the old sections' keys are
+    // searched, so that a transaction that deletes or inserts many sections costs O(s log s),
+    // not O(s^2).
+    var deletedSections: [Int] = []
     for (section, i) in entryOfOldSection {
       // Safe: an entry with an old position has the key of its old section.
       let key = entries[i].oldKey.unsafelyUnwrapped
       if index.sectionIndex(for: key) == nil {
         deletedOld[section] = key
-        changes._deletedSections.insert(section)
+        deletedSections.append(section)
       }
     }
+    changes._deletedSections = _SectionSet(distinct: deletedSections)
     // Safe: every deleted section is a key of `deletedOld`.
     deletedSectionKeys = changes._deletedSections.map { deletedOld[$0].unsafelyUnwrapped }
+    // The keys of the touched elements' old sections, in key order (the order of the old
+    // section indexes).
+    let oldKeys = entryOfOldSection.keys.sorted().map {
+      // Safe: a key of `entryOfOldSection` maps to an entry with an old section key.
+      entries[entryOfOldSection[$0].unsafelyUnwrapped].oldKey.unsafelyUnwrapped
+    }
     var insertedNew: Set<Int> = []
     for (section, touched) in touchesOfNewSection
     where !index._sections[section].isPermanent && index.count(inSection: section) == touched {
       let key = index.sectionKey(at: section)
-      let existed = entryOfOldSection.values.contains { entries[$0].oldKey == key }
-      if !existed {
-        insertedNew.insert(section)
-        changes._insertedSections.insert(section)
-      }
+      let position = _lowerBound(oldKeys.count) { oldKeys[$0] < key }
+      let existed = position < oldKeys.count && oldKeys[position] == key
+      if !existed { insertedNew.insert(section) }
     }
+    changes._insertedSections = _SectionSet(distinct: Array(insertedNew))
 
     // For each touched element, the number of untouched elements before it in its old and new
     // section: an element can stay unmentioned only if both counts agree.

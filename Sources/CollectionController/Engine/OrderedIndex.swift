@@ -436,8 +436,34 @@ extension _OrderedIndex {
   @discardableResult
   @inlinable
   mutating func remove(_ id: ObjectIdentifier) -> (sectionKey: SectionKey, position: RowPosition)? {
+    _remove(id, keepingEmptySection: false).map { ($0.sectionKey, $0.position) }
+  }
+
+  /// Removes the elements with identities `ids` (those in the index), without comparing
+  /// elements, then at once the sections they left empty.
+  ///
+  /// - Complexity: Expected O(k log n) for k identities, plus O(s) once if a section
+  ///   disappears. (Removing them one by one costs O(s) for each section that disappears, the
+  ///   later sections' shift and their roots' tags: quadratic when one transaction empties many
+  ///   sections, 0.6 s for 4x10^4 one-element sections.)
+  @inlinable
+  mutating func remove(contentsOf ids: some Sequence<ObjectIdentifier>) {
+    var emptied = false
+    for id in ids where _remove(id, keepingEmptySection: true)?.emptied == true {
+      emptied = true
+    }
+    if emptied { _removeEmptySections() }
+  }
+
+  /// Removes the element with identity `id`; a section it leaves empty is removed too, or kept
+  /// (for `_removeEmptySections()`) if `keep` is set, so that no section index shifts.
+  @inlinable
+  mutating func _remove(_ id: ObjectIdentifier, keepingEmptySection keep: Bool) -> (
+    sectionKey: SectionKey, position: RowPosition, emptied: Bool
+  )? {
     let slot = _find(id)
     guard slot >= 0 else { return nil }
+    var emptied = false
     let position = _position(ofSlot: slot)
     let key = _sections[position.section].key
     _tableRemove(slot, id: id)
@@ -465,14 +491,17 @@ extension _OrderedIndex {
     } else {
       _sections[position.section].root = child
       if child < 0 && !_sections[position.section].isPermanent {
-        _sections.remove(at: position.section)
-        _retagRoots(from: position.section)
+        emptied = true
+        if !keep {
+          _sections.remove(at: position.section)
+          _retagRoots(from: position.section)
+        }
       }
     }
     _free(slot)
     count -= 1
     _version &+= 1
-    return (key, position)
+    return (key, position, emptied)
   }
 
   /// Replaces the sequence number of the element with identity `id`, in place.
@@ -668,6 +697,17 @@ extension _OrderedIndex {
       "RelationController: the section key \(key) of \(element) is not equal to itself (a "
         + "floating-point NaN?); sections are ordered by key, so section keys must be totally "
         + "ordered. Map such values to a key of their own in the section function.")
+  }
+
+  /// Removes the sections left empty by `_remove(_:keepingEmptySection:)` (not the permanent
+  /// one), and retags the roots that moved.
+  @inlinable
+  mutating func _removeEmptySections() {
+    guard let first = _sections.firstIndex(where: { $0.root < 0 && !$0.isPermanent }) else {
+      return
+    }
+    _sections.removeAll { $0.root < 0 && !$0.isPermanent }
+    _retagRoots(from: first)
   }
 
   /// Stores `~sectionIndex` in the parent link of each root from `first` on.

@@ -112,9 +112,8 @@ extension RelationController {
           ObjectIdentifier(element), changedAttributes: changed, in: _state.index)
       }
     }
-    _write { state in
-      for (element, _) in touched { state.index.remove(ObjectIdentifier(element)) }
-    }
+    // All at once: the sections they leave empty go in one pass, not one shift each.
+    _write { $0.index.remove(contentsOf: touched.lazy.map { ObjectIdentifier($0.element) }) }
     // In bulk only with kept keys: a live comparison that is not a total order (NaN) would
     // give the sort no consistent answer, while inserting one by one still places each
     // element consistently with its neighbours.

@@ -189,3 +189,47 @@ extension OrderedIndexTests {
     loaded._checkInvariants()
   }
 }
+
+extension OrderedIndexTests {
+  /// Removing many elements at once (a transaction's removals) leaves what removing them one by
+  /// one leaves, with the sections they empty removed in one pass: with many small sections,
+  /// whole sections, a permanent section emptied (it stays), and identities not in the index.
+  @Test(arguments: [(1, nil), (2, 0), (3, 7)] as [(UInt64, Int?)])
+  func removingManyAtOnceMatchesRemovingOneByOne(seed: UInt64, permanent: Int?) {
+    var rng = SplitMix64(seed: seed)
+    let items: [Item] = (0..<2_000).map { n in
+      Item(
+        "i\(n)", sortKey: Int.random(in: 0..<30, using: &rng),
+        sectionKey: Int.random(in: 0..<300, using: &rng), sequence: UInt64(n))
+    }
+    var atOnce = ItemIndex.items(permanentSection: permanent)
+    var oneByOne = ItemIndex.items(permanentSection: permanent)
+    for item in items {
+      atOnce.insert(item)
+      oneByOne.insert(item)
+    }
+    // Every element of the even sections (the permanent one among them when it is 0), a
+    // random half of the others, and two that were never inserted.
+    var removed = items.filter {
+      $0.sectionKey.isMultiple(of: 2) || Bool.random(using: &rng)
+    }
+    removed.shuffle(using: &rng)
+    let strangers = [
+      Item("x", sortKey: 0, sequence: 9_000), Item("y", sortKey: 0, sequence: 9_001),
+    ]
+    atOnce.remove(contentsOf: (removed + strangers).map(\.id))
+    for item in removed + strangers { oneByOne.remove(item.id) }
+    #expect(atOnce.count == items.count - removed.count)
+    #expect(atOnce.sectionKeys == oneByOne.sectionKeys)
+    #expect(atOnce.names == oneByOne.names)
+    #expect(atOnce.sectionKeys.contains { $0.isMultiple(of: 2) && $0 != permanent } == false)
+    if let permanent { #expect(atOnce.sectionKeys.contains(permanent)) }
+    for item in items where !removed.contains(where: { $0 === item }) {
+      #expect(atOnce.position(of: item.id) == oneByOne.position(of: item.id))
+    }
+    atOnce._checkInvariants()
+    // The index stays usable: the emptied sections come back.
+    for item in removed.prefix(50) { atOnce.insert(item) }
+    atOnce._checkInvariants()
+  }
+}
