@@ -130,17 +130,6 @@ struct _Read {
     }
     return true
   }
-
-  /// Whether `reads` are exactly `slots`, in order, with live entries.
-  @inlinable
-  static func same(_ reads: [_Read], _ slots: [_AnySlot]) -> Bool {
-    guard reads.count == slots.count else { return false }
-    for index in reads.indices
-    where reads[index].slot !== slots[index] || !reads[index].entry.isLive {
-      return false
-    }
-    return true
-  }
 }
 
 /// A weak reference in a box.

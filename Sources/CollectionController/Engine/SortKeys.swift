@@ -130,7 +130,7 @@ final class _SortKeys<Element> {
       guard let typed = keyPath as? KeyPath<Element, Store.Value>,
         fresh(_sendable(typed)) == descriptor
       else { return nil }
-      return _TypedKeyReader(typed, store())
+      return _ClosureKeyReader({ $0[keyPath: typed] }, store())
     }
     if let strings = descriptor.stringComparator {
       // The descriptor applies its own order on top of its string comparator's.
@@ -181,35 +181,10 @@ class _KeyReader<Element> {
   func read(_ element: Element) { fatalError("abstract") }
 }
 
-/// Reads a key of one type through a key path.
-@usableFromInline
-final class _TypedKeyReader<Element, Store: _TypedKeyStore>: _KeyReader<Element> {
-  @usableFromInline
-  let keyPath: KeyPath<Element, Store.Value>
-  @usableFromInline
-  let store: Store
-
-  @inlinable
-  init(_ keyPath: KeyPath<Element, Store.Value>, _ store: Store) {
-    self.keyPath = keyPath
-    self.store = store
-    super.init(keys: store)
-  }
-
-  @inlinable
-  override func stage(_ element: Element) { store.staged = element[keyPath: keyPath] }
-  @inlinable
-  override func keep(_ element: Element, at slot: Int32) {
-    store.store(element[keyPath: keyPath], at: slot)
-  }
-  @inlinable
-  override func read(_ element: Element) { _ = element[keyPath: keyPath] }
-}
-
-/// Reads a key of one type through a closure (a ``SortKey``'s, which calls the getter
-/// directly). Its operations are closures made in its initialiser, which runs specialised for
-/// the key's type where the `SortKey` is made: overrides of a generic class would run its
-/// generic code.
+/// Reads a key of one type through a closure: a ``SortKey``'s, which calls the getter directly,
+/// or one reading a `SortDescriptor`'s key path. Its operations are closures made in its
+/// initialiser, which runs specialised for the key's type: overrides of a generic class would
+/// run its generic code.
 @usableFromInline
 final class _ClosureKeyReader<Element>: _KeyReader<Element> {
   @usableFromInline
@@ -765,8 +740,8 @@ extension KeyPath: _ComparableKeyPath where Value: _KeptComparable {
   @inlinable
   func _reader(matching descriptor: SortDescriptor<Root>) -> _KeyReader<Root>? {
     guard SortDescriptor(_sendable(self), order: descriptor.order) == descriptor else { return nil }
-    return _TypedKeyReader(
-      self, _ComparableKeys<Value>(ascending: descriptor.order == .forward))
+    return _ClosureKeyReader(
+      { $0[keyPath: self] }, _ComparableKeys<Value>(ascending: descriptor.order == .forward))
   }
 }
 
@@ -796,8 +771,8 @@ extension KeyPath: _OptionalComparableKeyPath where Value: _ComparableOptional {
     guard let keyPath = self as? KeyPath<Root, Value._Wrapped?>,
       SortDescriptor(_sendable(keyPath), order: descriptor.order) == descriptor
     else { return nil }
-    return _TypedKeyReader(
-      keyPath,
+    return _ClosureKeyReader(
+      { $0[keyPath: keyPath] },
       _OptionalComparableKeys<Value._Wrapped>(ascending: descriptor.order == .forward))
   }
 }
