@@ -161,30 +161,40 @@ extension SortKeyAgreementTests {
     }
   }
 
-  static func expected(_ shelf: Shelf, _ descriptors: [SortDescriptor<Record>]) -> [Int] {
+  static func expected<Comparator: SortComparator<Record>>(
+    _ shelf: Shelf, _ comparators: [Comparator]
+  ) -> [Int] {
     // `sorted(using:)` is stable: ties keep relation order, as in the controller.
-    shelf.records.sorted(using: descriptors).map(\.id)
+    shelf.records.sorted(using: comparators).map(\.id)
+  }
+
+  /// Checks that a controller sorted by `comparators` keeps its keys exactly when `kept` says,
+  /// and orders as `sorted(using:)` does after the build, after each random edit and after a
+  /// reconfiguration to `other` (shared by the `SortDescriptor` and `SortKey` suites).
+  static func checkAgreement<Comparator: SortComparator<Record>>(
+    _ name: String, _ comparators: [Comparator], kept: Bool, then other: [Comparator],
+    seed: UInt64
+  ) throws {
+    #expect((_SortKeys<Record>.make(comparators) != nil) == kept, "\(name): kept keys or not")
+    var rng = SplitMix64(seed: seed)
+    let shelf = makeShelf(200, &rng)
+    let controller = try RelationController(
+      \.records, of: shelf, sortedBy: comparators, delivery: .synchronous)
+    func content() -> [Int] { controller.objects.map(\.id) }
+    #expect(content() == expected(shelf, comparators), "\(name) after the build")
+    try edit(shelf, &rng) { step in
+      try #require(content() == expected(shelf, comparators), "\(name) after step \(step)")
+    }
+    try controller.reconfigure { $0.sortedBy = other }
+    #expect(content() == expected(shelf, other), "\(name) reconfigured")
   }
 
   @Test(arguments: 0..<orders.count)
   func keptKeysOrderAsSortedUsing(_ order: Int) throws {
     let (name, descriptors) = Self.orders[order]
-    #expect(
-      (_SortKeys<Record>.make(descriptors) != nil) == (order < Self.keptCount),
-      "\(name): kept keys or not")
-    var rng = SplitMix64(seed: UInt64(order) &+ 99)
-    let shelf = Self.makeShelf(200, &rng)
-    let controller = try RelationController(
-      \.records, of: shelf, sortedBy: descriptors, delivery: .synchronous)
-    func content() -> [Int] { controller.objects.map(\.id) }
-    #expect(content() == Self.expected(shelf, descriptors), "\(name) after the build")
-    try Self.edit(shelf, &rng) { step in
-      try #require(
-        content() == Self.expected(shelf, descriptors), "\(name) after step \(step)")
-    }
-    let other = Self.orders[(order + 1) % Self.orders.count].descriptors
-    try controller.reconfigure { $0.sortedBy = other }
-    #expect(content() == Self.expected(shelf, other), "\(name) reconfigured")
+    try Self.checkAgreement(
+      name, descriptors, kept: order < Self.keptCount,
+      then: Self.orders[(order + 1) % Self.orders.count].descriptors, seed: UInt64(order) &+ 99)
   }
 
   /// What cannot be kept compares live elements, as before: another comparator type, a type

@@ -50,27 +50,12 @@ extension TypedSortKeyTests {
     return key
   }
 
-  static func expected(_ shelf: Shelf, _ keys: [SortKey<Record>]) -> [Int] {
-    // `sorted(using:)` is stable: ties keep relation order, as in the controller.
-    shelf.records.sorted(using: keys).map(\.id)
-  }
-
   @Test(arguments: 0..<orders.count)
   func keptKeysOrderAsSortedUsing(_ order: Int) throws {
     let (name, keys) = Self.orders[order]
-    #expect((_SortKeys<Record>.make(keys) != nil) == (order < Self.keptCount), "\(name): kept?")
-    var rng = SplitMix64(seed: UInt64(order) &+ 7)
-    let shelf = Agreement.makeShelf(200, &rng)
-    let controller = try RelationController(
-      \.records, of: shelf, sortedBy: keys, delivery: .synchronous)
-    func content() -> [Int] { controller.objects.map(\.id) }
-    #expect(content() == Self.expected(shelf, keys), "\(name) after the build")
-    try Agreement.edit(shelf, &rng) { step in
-      try #require(content() == Self.expected(shelf, keys), "\(name) after step \(step)")
-    }
-    let other = Self.orders[(order + 1) % Self.orders.count].keys
-    try controller.reconfigure { $0.sortedBy = other }
-    #expect(content() == Self.expected(shelf, other), "\(name) reconfigured")
+    try Agreement.checkAgreement(
+      name, keys, kept: order < Self.keptCount,
+      then: Self.orders[(order + 1) % Self.orders.count].keys, seed: UInt64(order) &+ 7)
   }
 
   /// A sort key orders as the `SortDescriptor` on the same key path (both stable, so the
@@ -197,7 +182,7 @@ extension TypedSortKeyTests {
       for keys in orders {
         let controller = try RelationController(
           \.records, of: shelf, sortedBy: keys, delivery: .synchronous)
-        #expect(controller.objects.map(\.id) == Self.expected(shelf, keys), "\(name) \(order)")
+        #expect(controller.objects.map(\.id) == Agreement.expected(shelf, keys), "\(name) \(order)")
       }
       let descriptors = [SortDescriptor(\Record.count, order: order)]
       let controller = try RelationController(
