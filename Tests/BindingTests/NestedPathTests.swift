@@ -169,3 +169,23 @@ extension NestedPathTests {
     #expect(count == 1)
   }
 }
+
+extension NestedPathTests {
+  /// Replacing the intermediate again and again, each old one freed at once (so new objects and
+  /// slots may reuse their memory), the path follows the current intermediate and hears each
+  /// change once: a re-evaluation compares what it read with the last reads by address only.
+  @Test func followsIntermediatesWhoseMemoryIsReused() {
+    let user = User()
+    var cities: [String?] = []
+    let token = user.observe(\.address?.city) { cities.append($0.newValue) }
+    var expected: [String?] = []
+    for round in 0..<300 {
+      user.address = Address(city: "c\(round)")  // the previous one is freed here
+      user.address?.city = "d\(round)"
+      user.address?.street = "s\(round)"  // not read: not heard
+      expected += ["c\(round)", "d\(round)"]
+    }
+    #expect(cities == expected)
+    token.cancel()
+  }
+}
