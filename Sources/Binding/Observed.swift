@@ -123,17 +123,19 @@ public struct Observed<Value> {
     // The state word stays in a register: passed `inout` to the slow path, it was stored to the
     // stack before the test, on every write of an object nobody observes.
     let state = object.observation._state.load(ordering: .acquiring)
-    if state == 0 { return }
-    if let slot = object[keyPath: storage]._slot, _didSet(object, slot: slot, state: state) {
-      return
+    if _fastPath(state == 0) { return }
+    // One call, and nothing kept across it: a write of an object nobody observes then saves no
+    // registers (each one saved is a store, the bound of this path). What comes back is a slot
+    // the call made, for a property nobody observed (or whose storage holds another object's
+    // slot, copied from there) of an object whose "any property" observers must hear it, with
+    // the object, so that `object` is not live across the call.
+    guard let made = _didSet(object, storedSlot: object[keyPath: storage]._slot, state: state)
+    else { return }
+    made.owner._withUnsafeGuaranteedRef { owner in
+      // Stored before the observers run: one that reads the property must find this slot.
+      owner[keyPath: storage]._slot = made.slot
+      _notify(owner, madeSlot: made.slot, state: made.state)
     }
-    // Nobody observes this property, or its storage holds another object's slot (it was copied
-    // from there): the object's "any property" observers may (or a lone watch, which this call
-    // notifies).
-    guard let made = _slotForUnobservedSet(object, state: state) else { return }
-    // Stored before the observers run: one that reads the property must find this slot.
-    object[keyPath: storage]._slot = made.slot
-    _ = _didSet(object, slot: made.slot, state: made.state)
   }
 }
 

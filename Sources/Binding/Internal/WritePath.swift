@@ -4,12 +4,45 @@ import Synchronization
 // find the property's slot, notify its registrations as one write (one transaction), or notify
 // nobody inside `_withoutNotifications`.
 
+/// Notifies the observers of a property after an observed set (the object's state word,
+/// `stateAddress`, is not 0), given what its storage holds, `rawSlot`. Returns a slot this call
+/// made, when nobody observed the property until now (or its storage holds another object's
+/// slot) but something observes every property of the object: the setter stores it, then
+/// notifies it with `_notify(_:madeSlot:state:)` and the state word returned. Returns `nil`
+/// when nothing is left to do.
+///
+/// The object comes back with the slot so that the setter keeps nothing in a register across
+/// this call: its fast path (nobody observes the object) then saves none. Specialised in the
+/// caller's module, so that the setter does not look up the type's metadata either.
+@inlinable
+@inline(never)
+func _didSet<Root: ObservableModel>(
+  _ owner: Root, storedSlot rawSlot: UnsafeMutableRawPointer?, state stateAddress: UInt
+) -> (owner: Unmanaged<Root>, slot: UnsafeMutableRawPointer, state: UInt)? {
+  if let rawSlot, _didSet(owner, slot: rawSlot, state: stateAddress) { return nil }
+  guard let made = _slotForUnobservedSet(owner, state: stateAddress) else { return nil }
+  return (Unmanaged.passUnretained(owner), made.slot, made.state)
+}
+
+/// Notifies the observers of a property after an observed set, if `rawSlot` (what its storage
+/// holds) is one of `owner`'s slots; returns whether it was.
+///
+/// `rawSlot` is followed only once the object's state says it is one of its slots: storage
+/// copied from another object's property (`_name = other._name`) holds that object's slot,
+/// which may be freed by now.
+@usableFromInline
+@inline(never)
+func _didSet<Root: ObservableModel>(
+  _ owner: Root, slot rawSlot: UnsafeMutableRawPointer, state stateAddress: UInt
+) -> Bool {
+  guard _stateWord(stateAddress, owns: rawSlot) else { return false }
+  _notify(owner, slot: rawSlot, state: stateAddress)
+  return true
+}
+
 /// The slot to create for a property that nobody observed until now, if something observes
 /// every property of the object, with the object's state word to notify it with (read again if
 /// a lone watch ended meanwhile); otherwise `nil`.
-///
-/// Returns the word rather than updating an `inout` one, so that the setter's fast path, which
-/// calls this, keeps its state word in a register.
 @usableFromInline
 @inline(never)
 func _slotForUnobservedSet<Root: ObservableModel>(
@@ -31,21 +64,13 @@ func _slotForUnobservedSet<Root: ObservableModel>(
   return (slot, stateAddress)
 }
 
-/// Notifies the observers of a property after an observed set, if `rawSlot` (what its storage
-/// holds) is one of `owner`'s slots; returns whether it was.
-///
-/// `rawSlot` is followed only once the object's state says it is one of its slots: storage
-/// copied from another object's property (`_name = other._name`) holds that object's slot,
-/// which may be freed by now. The setter handles such a write like a write of a property nobody
-/// observes yet: it makes the object's own slot and stores it before notifying.
+/// Tells the observers of a slot that `_didSet(_:storedSlot:state:)` made, and the setter then
+/// stored, that its property changed. Not generic: the setter calls it without the type's
+/// metadata.
 @usableFromInline
 @inline(never)
-func _didSet<Root: ObservableModel>(
-  _ owner: Root, slot rawSlot: UnsafeMutableRawPointer, state stateAddress: UInt
-) -> Bool {
-  guard _stateWord(stateAddress, owns: rawSlot) else { return false }
-  _notify(owner, slot: rawSlot, state: stateAddress)
-  return true
+func _notify(_ owner: AnyObject, madeSlot rawSlot: UnsafeMutableRawPointer, state: UInt) {
+  _notify(owner, slot: rawSlot, state: state)
 }
 
 /// Tells the observers of `rawSlot` (a slot reference, see `_AnySlot.reference`), a slot of
