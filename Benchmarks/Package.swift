@@ -24,7 +24,11 @@ let package = Package(
         .product(name: "Binding", package: parentIdentity),
         .product(name: "CollectionController", package: parentIdentity),
         .product(name: "OpenCombine", package: "OpenCombine"),
-      ]
+      ],
+      // Function merging folds loops that differ only in what they call (`setObserved` and
+      // `setAddress`) into one that calls through a pointer, while a loop without a twin
+      // (`setPlain`) keeps its direct call: the two sides of a ratio would not pay the same.
+      swiftSettings: [.unsafeFlags(["-Xfrontend", "-disable-llvm-merge-functions-pass"])]
     ),
   ],
   swiftLanguageModes: [.v6]
