@@ -1,3 +1,5 @@
+public import _BindingThreadLocal
+
 /// An open-addressing hash table (linear probing) from object identities to `Int32` slot
 /// numbers of a pool that the owner keeps: the key of a bucket is the identity of what its slot
 /// holds, read through the `identity` closure each operation takes, so a bucket costs 4 bytes
@@ -16,6 +18,18 @@ struct _IdentityTable {
   func bucket(ofBits bits: UInt) -> Int {
     // Fibonacci hashing: multiply by 2^64 / golden ratio, keep the top bits.
     Int(truncatingIfNeeded: (UInt64(bits) &* 0x9E37_79B9_7F4A_7C15) >> shift)
+  }
+
+  /// Asks for the bucket where a lookup of `bits` starts to be brought into the cache, without
+  /// waiting for it.
+  @inline(__always)
+  @inlinable
+  func prefetch(_ bits: UInt) {
+    buckets.withUnsafeBufferPointer { buckets in
+      if let base = buckets.baseAddress, !buckets.isEmpty {
+        _binding_prefetch(base + bucket(ofBits: bits))
+      }
+    }
   }
 
   /// The slot whose identity is `bits`, or `-1`.
