@@ -157,7 +157,10 @@ public struct RelationChangeSet<Element> {
   var _updatedElements: [Element] = []
 
   /// Whether the change set changes nothing (the builder never returns such a change set).
+  // Always inlined: called, it takes the change set by address, and code that holds it in
+  // registers copied it to pass it (a retain of each of its arrays, and a release after).
   @inlinable
+  @inline(__always)
   public var isEmpty: Bool {
     _deletedSections.isEmpty && _insertedSections.isEmpty && deletedRows.isEmpty
       && insertedRows.isEmpty && movedRows.isEmpty && updatedRows.isEmpty

@@ -315,22 +315,23 @@ extension RelationController {
 
   /// Hands a change set to the delegate, the handlers and the streams, outside the lock.
   @inlinable
-  func _deliver(_ delivery: _Delivery) {
+  func _deliver(_ delivery: consuming _Delivery) {
     _contentChanged()
     // The section names are user code: asked here, in the delivery context, with no lock held.
-    var changes = delivery.changes
-    changes._deletedSectionNames = delivery.deletedSectionKeys.map(delivery.sectionName)
-    changes._insertedSectionNames = delivery.insertedSectionKeys.map(delivery.sectionName)
+    // Set in the delivery's own change set: a copy of it would retain each of its arrays.
+    delivery.changes._deletedSectionNames = delivery.deletedSectionKeys.map(delivery.sectionName)
+    delivery.changes._insertedSectionNames = delivery.insertedSectionKeys.map(
+      delivery.sectionName)
     let (delegate, handlers, streams) = _lock.withLock { state in
       (state.delegate, state.handlers, Array(state.streams.values))
     }
-    if let delegate { _notify(delegate, changes, delivery) }
+    if let delegate { _notify(delegate, delivery.changes, delivery) }
     for handler in handlers {
       // Cancelled by an earlier receiver of this change set: never called again.
       guard _lock.withLock({ $0.handlers.contains { $0.id == handler.id } }) else { continue }
-      handler.call(changes)
+      handler.call(delivery.changes)
     }
-    for stream in streams { stream.yield(_Transfer(changes)) }
+    for stream in streams { stream.yield(_Transfer(delivery.changes)) }
   }
 
   @inlinable

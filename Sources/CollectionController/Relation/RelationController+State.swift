@@ -228,8 +228,9 @@ extension RelationController {
   /// A change set with what receivers need besides it.
   @usableFromInline
   struct _Delivery {
+    /// Its section names are set when it is delivered (see `_deliver`).
     @usableFromInline
-    let changes: RelationChangeSet<Element>
+    var changes: RelationChangeSet<Element>
     @usableFromInline
     let deletedSectionKeys: [SectionKey]
     @usableFromInline

@@ -37,7 +37,9 @@ extension RelationController {
       _touchQueuedElements()
       let delivery = _transaction()
       _checkInvariants()
-      if let delivery { _deliver(delivery) }
+      // Consumed: bound with a plain `if let`, the delivery (a change set of a dozen arrays)
+      // was copied, then both copies destroyed.
+      if let ready = consume delivery { _deliver(ready) }
     }
   }
 
@@ -132,8 +134,13 @@ extension RelationController {
       }
     }
     guard reports else { return nil }
-    let built = builder.finish(after: _state.index)
-    guard var changes = built ?? (namesBefore == nil ? nil : RelationChangeSet()) else {
+    // Moved, never copied, from here to the delivery: a copy retains each of its arrays.
+    var changes: RelationChangeSet<Element>
+    if let built = builder.finish(after: _state.index) {
+      changes = built
+    } else if namesBefore != nil {
+      changes = RelationChangeSet()
+    } else {
       return nil
     }
     // The new keys only when needed: O(sections), on a path that is otherwise O(log n).
@@ -148,10 +155,11 @@ extension RelationController {
       }
       if changes.isEmpty { return nil }
     }
+    let insertedSectionKeys = changes._insertedSections.map { newKeys[$0] }
     return _Delivery(
-      changes: changes,
+      changes: consume changes,
       deletedSectionKeys: builder.deletedSectionKeys,
-      insertedSectionKeys: changes._insertedSections.map { newKeys[$0] },
+      insertedSectionKeys: insertedSectionKeys,
       sectionName: config.sectionName)
   }
 
