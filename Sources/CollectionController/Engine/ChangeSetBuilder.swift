@@ -162,11 +162,11 @@ struct _ChangeSetBuilder<Element: AnyObject, SectionKey: Hashable & Comparable> 
     var entryOfOldSection: [Int: Int] = [:]
     var touchesOfNewSection: [Int: Int] = [:]
     for i in entries.indices {
-      let entry = entries[i]
-      if let old = entry.old, entryOfOldSection[old.section] == nil {
+      // Fields read in place: a copy of the entry retains its element.
+      if let old = entries[i].old, entryOfOldSection[old.section] == nil {
         entryOfOldSection[old.section] = i
       }
-      if let new = entry.new { touchesOfNewSection[new.section, default: 0] += 1 }
+      if let new = entries[i].new { touchesOfNewSection[new.section, default: 0] += 1 }
     }
     var deletedOld: [Int: SectionKey] = [:]
     var changes = RelationChangeSet<Element>()
@@ -205,8 +205,8 @@ struct _ChangeSetBuilder<Element: AnyObject, SectionKey: Hashable & Comparable> 
     // section: an element can stay unmentioned only if both counts agree.
     var untouchedBeforeOld = [Int](repeating: -1, count: entries.count)
     var untouchedBeforeNew = [Int](repeating: -1, count: entries.count)
-    Self._countUntouchedBefore(entries, { $0.old }, into: &untouchedBeforeOld)
-    Self._countUntouchedBefore(entries, { $0.new }, into: &untouchedBeforeNew)
+    Self._countUntouchedBefore(entries.map { $0.old }, into: &untouchedBeforeOld)
+    Self._countUntouchedBefore(entries.map { $0.new }, into: &untouchedBeforeNew)
 
     // Positions with entry indexes (not elements): arrays of non-generic types sort with code
     // specialised here, where a generic element would make every comparison generic.
@@ -218,19 +218,20 @@ struct _ChangeSetBuilder<Element: AnyObject, SectionKey: Hashable & Comparable> 
     var deletedSectionRows: [Int: [(Int, Int)]] = [:]
     var insertedSectionRows: [Int: [(Int, Int)]] = [:]
     for i in entries.indices {
-      let entry = entries[i]
+      // Fields read in place: a copy of the entry retains its element.
+      let (entryOld, entryNew) = (entries[i].old, entries[i].new)
       // Positions outside deleted and inserted sections ("live"); the others are covered by
       // their section's change.
       var liveOld: RowPosition?
       var liveNew: RowPosition?
-      if let old = entry.old {
+      if let old = entryOld {
         if deletedOld[old.section] != nil {
           deletedSectionRows[old.section, default: []].append((old.row, i))
         } else {
           liveOld = old
         }
       }
-      if let new = entry.new {
+      if let new = entryNew {
         if insertedNew.contains(new.section) {
           insertedSectionRows[new.section, default: []].append((new.row, i))
         } else {
@@ -245,7 +246,9 @@ struct _ChangeSetBuilder<Element: AnyObject, SectionKey: Hashable & Comparable> 
       case (nil, let new?):
         inserted.append((new, i))
       case (let old?, let new?):
-        if entry.oldKey == entry.newKey && untouchedBeforeOld[i] == untouchedBeforeNew[i] {
+        if entries[i].oldKey == entries[i].newKey
+          && untouchedBeforeOld[i] == untouchedBeforeNew[i]
+        {
           candidates.append(_MoveCandidate(entry: i, old: old, new: new))
         } else {
           moved.append(_Moved(from: old, to: new, entry: i))
@@ -381,16 +384,13 @@ extension _ChangeSetBuilder {
     }
   }
 
-  /// For each entry with a position on one side, its row minus the number of touched entries
-  /// before it in the same section: the number of untouched elements before it.
-  ///
-  /// (A closure rather than a key path: generic key paths are instantiated at run time.)
+  /// For each entry with a position on one side (`positions`, the entries' positions on that
+  /// side), its row minus the number of touched entries before it in the same section: the
+  /// number of untouched elements before it.
   @inlinable
-  static func _countUntouchedBefore(
-    _ entries: [_Entry], _ side: (_Entry) -> RowPosition?, into result: inout [Int]
-  ) {
-    var order: [(entry: Int, position: RowPosition)] = entries.indices.compactMap { i in
-      side(entries[i]).map { (i, $0) }
+  static func _countUntouchedBefore(_ positions: [RowPosition?], into result: inout [Int]) {
+    var order: [(entry: Int, position: RowPosition)] = positions.indices.compactMap { i in
+      positions[i].map { (i, $0) }
     }
     order.sort { $0.position < $1.position }
     var section = -1

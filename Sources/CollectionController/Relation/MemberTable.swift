@@ -86,47 +86,57 @@ struct _MemberTable: Sequence {
 
   @inlinable
   mutating func recount(_ ids: [ObjectIdentifier]) -> Recount {
-    var result = Recount()
-    result.firstOccurrences.reserveCapacity(ids.count)
-    result.labels.reserveCapacity(ids.count)
+    var labels: [UInt64] = []
+    var newDuplicates: [ObjectIdentifier: Int] = [:]
+    var leaving: [ObjectIdentifier] = []
     var newOnes: Set<ObjectIdentifier> = []
     // Room for every element that is not a member yet (all of a first array's).
     newOnes.reserveCapacity(Swift.max(0, ids.count - count))
     let table = table
-    // Members are reached through the buffer, and only by mutating methods called through
-    // optional chaining, which work in place: the array's subscript is a `_modify` call and a
-    // uniqueness check per access, and reading a member out of it copies it (retaining its
-    // object and watch). Together they were most of a churn assignment's `recount`.
-    pool.withUnsafeMutableBufferPointer { pool in
-      // Through the base address: the buffer's subscript is a `_modify` call of its own.
-      // (`nil` only for an empty pool, which has no slot to reach through it.)
-      let members = pool.baseAddress
-      for slot in pool.indices { members?[slot]?._occurrences = 0 }
-      for (offset, id) in ids.enumerated() {
-        // The bucket of the identity `lookahead` places on is asked for now: the buckets of an
-        // array's identities are scattered over the table (a megabyte at 10^5 members), and
-        // waiting for each in turn was most of this loop.
-        if offset &+ Self.lookahead < ids.count {
-          table.prefetch(UInt(bitPattern: ids[offset &+ Self.lookahead]))
+    // The offsets and labels are written through buffers (appending checked each array's
+    // uniqueness at every element).
+    let firstOccurrences = [Int](unsafeUninitializedCapacity: ids.count) { offsets, found in
+      labels = [UInt64](unsafeUninitializedCapacity: ids.count) { labels, labelCount in
+        func add(_ offset: Int, _ label: UInt64) {
+          offsets.initializeElement(at: found, to: offset)
+          labels.initializeElement(at: found, to: label)
+          found += 1
         }
-        let slot = Int(table.find(UInt(bitPattern: id)) { Self.bits(.init(pool), $0) })
-        if slot >= 0 {
-          if let label = members?[slot]?._countOccurrence() {
-            result.firstOccurrences.append(offset)
-            result.labels.append(label)
+        // Members are reached through the buffer, and only by mutating methods called through
+        // optional chaining, which work in place: the array's subscript is a `_modify` call and
+        // a uniqueness check per access, and reading a member out of it copies it (retaining its
+        // object and watch). Together they were most of a churn assignment's `recount`.
+        pool.withUnsafeMutableBufferPointer { pool in
+          // Through the base address: the buffer's subscript is a `_modify` call of its own.
+          // (`nil` only for an empty pool, which has no slot to reach through it.)
+          let members = pool.baseAddress
+          for slot in pool.indices { members?[slot]?._occurrences = 0 }
+          for (offset, id) in ids.enumerated() {
+            // The bucket of the identity `lookahead` places on is asked for now: the buckets of
+            // an array's identities are scattered over the table (a megabyte at 10^5 members),
+            // and waiting for each in turn was most of this loop.
+            if offset &+ Self.lookahead < ids.count {
+              table.prefetch(UInt(bitPattern: ids[offset &+ Self.lookahead]))
+            }
+            let slot = Int(table.find(UInt(bitPattern: id)) { Self.bits(.init(pool), $0) })
+            if slot >= 0 {
+              if let label = members?[slot]?._countOccurrence() { add(offset, label) }
+            } else if newOnes.insert(id).inserted {
+              add(offset, .max)
+            } else {
+              newDuplicates[id, default: 1] += 1
+            }
           }
-        } else if newOnes.insert(id).inserted {
-          result.firstOccurrences.append(offset)
-          result.labels.append(.max)
-        } else {
-          result.newDuplicates[id, default: 1] += 1
+          for slot in pool.indices {
+            if let id = members?[slot]?._idIfUncounted() { leaving.append(id) }
+          }
         }
-      }
-      for slot in pool.indices {
-        if let id = members?[slot]?._idIfUncounted() { result.leaving.append(id) }
+        labelCount = found
       }
     }
-    return result
+    return Recount(
+      firstOccurrences: firstOccurrences, labels: labels, newDuplicates: newDuplicates,
+      leaving: leaving)
   }
 
   /// The member with identity `id`; setting `nil` removes it.

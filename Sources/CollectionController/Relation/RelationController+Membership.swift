@@ -199,11 +199,18 @@ extension RelationController {
     _work.dirty.reserveCapacity(_work.dirty.count + entering)
     // Retained elements whose order relative to the others changed are touched; the others
     // keep their relative order, so their new labels keep the index valid.
-    var retained: [Int] = []
+    // Written through buffers: appending checked each array's uniqueness at every element.
+    let retainedCount = recount.labels.count - entering
     var labels: [UInt64] = []
-    for (k, label) in recount.labels.enumerated() where label != .max {
-      retained.append(k)
-      labels.append(label)
+    let retained = [Int](unsafeUninitializedCapacity: retainedCount) { retained, count in
+      labels = [UInt64](unsafeUninitializedCapacity: retainedCount) { labels, labelCount in
+        for (k, label) in recount.labels.enumerated() where label != .max {
+          retained.initializeElement(at: count, to: k)
+          labels.initializeElement(at: count, to: label)
+          count += 1
+        }
+        labelCount = count
+      }
     }
     let keep = _longestIncreasingSubsequence(labels)
     for (k, offset) in retained.enumerated() where !keep[k] {
