@@ -590,17 +590,24 @@ extension _OrderedIndex {
     }
   }
 
+  /// The position of the element in `slot`: its left subtree, plus, at each ancestor it is on
+  /// the right of, what comes before it there.
+  ///
+  /// What comes before a right child in its parent's subtree (the parent's left subtree and the
+  /// parent) is the parent's size minus the child's, so the walk reads one node per level, not
+  /// the parent and its left child: at 10^5 elements, each read is a cache miss.
   @inlinable
   func _position(ofSlot slot: Int32) -> RowPosition {
     var row = _size(_nodes[Int(slot)].left)
     var node = slot
+    var nodeSize = _nodes[Int(slot)].size
     var parent = _nodes[Int(slot)].parent
     while parent >= 0 {
-      if _nodes[Int(parent)].right == node {
-        row += _size(_nodes[Int(parent)].left) + 1
-      }
+      let up = _nodes[Int(parent)]
+      if up.right == node { row += up.size - nodeSize }
       node = parent
-      parent = _nodes[Int(node)].parent
+      nodeSize = up.size
+      parent = up.parent
     }
     return RowPosition(section: Int(~parent), row: Int(row))
   }
