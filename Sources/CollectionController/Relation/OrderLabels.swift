@@ -42,7 +42,6 @@ enum _OrderLabels {
     var placed: [(offset: Int, label: UInt64)] = []
     var run: [Int] = []
     var low: UInt64 = 0
-    var next = 0  // index into `retained`
     func flush(below high: UInt64) -> Bool {
       guard !run.isEmpty else { return true }
       let count = UInt64(run.count)
@@ -52,16 +51,22 @@ enum _OrderLabels {
       run.removeAll(keepingCapacity: true)
       return true
     }
-    for offset in 0..<count {
-      while next < retained.count && retained[next] < offset { next += 1 }
-      if next < retained.count && retained[next] == offset && keep[next] {
+    // By retained element, not by offset: the offsets between two retained ones are new
+    // elements, appended as a range (a churn of 1% has few, and long stretches of kept ones).
+    var offset = 0
+    for next in retained.indices {
+      let retainedOffset = retained[next]
+      if offset < retainedOffset { run.append(contentsOf: offset..<retainedOffset) }
+      offset = retainedOffset + 1
+      if keep[next] {
         let label = labels[next]
         guard flush(below: label) else { return nil }
         low = label
       } else {
-        run.append(offset)
+        run.append(retainedOffset)
       }
     }
+    if offset < count { run.append(contentsOf: offset..<count) }
     guard flush(below: .max) else { return nil }
     return placed
   }
