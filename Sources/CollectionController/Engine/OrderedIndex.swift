@@ -437,7 +437,12 @@ extension _OrderedIndex {
   @discardableResult
   @inlinable
   mutating func remove(_ id: ObjectIdentifier) -> (sectionKey: SectionKey, position: RowPosition)? {
-    _remove(id, keepingEmptySection: false).map { ($0.sectionKey, $0.position) }
+    let slot = _find(id)
+    guard slot >= 0 else { return nil }
+    let position = _position(ofSlot: slot)
+    let key = _sections[position.section].key
+    _remove(slot, id: id, keepingEmptySection: false)
+    return (key, position)
   }
 
   /// Removes the elements with identities `ids` (those in the index), without comparing
@@ -450,23 +455,26 @@ extension _OrderedIndex {
   @inlinable
   mutating func remove(contentsOf ids: some Sequence<ObjectIdentifier>) {
     var emptied = false
-    for id in ids where _remove(id, keepingEmptySection: true)?.emptied == true {
-      emptied = true
+    for id in ids {
+      let slot = _find(id)
+      if slot >= 0 && _remove(slot, id: id, keepingEmptySection: true) { emptied = true }
     }
     if emptied { _removeEmptySections() }
   }
 
-  /// Removes the element with identity `id`; a section it leaves empty is removed too, or kept
-  /// (for `_removeEmptySections()`) if `keep` is set, so that no section index shifts.
+  /// Removes the element in `slot`, whose identity is `id`; a section it leaves empty is
+  /// removed too, or kept (for `_removeEmptySections()`) if `keep` is set, so that no section
+  /// index shifts. Returns whether it left its section empty.
+  ///
+  /// Its section matters only if it is a root once rotated down, and a root's parent link is
+  /// its section's tag: no walk up the tree finds it (each node of a walk is a cache miss at
+  /// 10^6 elements).
   @inlinable
-  mutating func _remove(_ id: ObjectIdentifier, keepingEmptySection keep: Bool) -> (
-    sectionKey: SectionKey, position: RowPosition, emptied: Bool
-  )? {
-    let slot = _find(id)
-    guard slot >= 0 else { return nil }
+  @discardableResult
+  mutating func _remove(
+    _ slot: Int32, id: ObjectIdentifier, keepingEmptySection keep: Bool
+  ) -> Bool {
     var emptied = false
-    let position = _position(ofSlot: slot)
-    let key = _sections[position.section].key
     _tableRemove(slot, id: id)
     // Rotate the node down until it has at most one child, then splice it out.
     while true {
@@ -490,19 +498,20 @@ extension _OrderedIndex {
         ancestor = _nodes[Int(ancestor)].parent
       }
     } else {
-      _sections[position.section].root = child
-      if child < 0 && !_sections[position.section].isPermanent {
+      let section = Int(~parent)
+      _sections[section].root = child
+      if child < 0 && !_sections[section].isPermanent {
         emptied = true
         if !keep {
-          _sections.remove(at: position.section)
-          _retagRoots(from: position.section)
+          _sections.remove(at: section)
+          _retagRoots(from: section)
         }
       }
     }
     _free(slot)
     count -= 1
     _version &+= 1
-    return (key, position, emptied)
+    return emptied
   }
 
   /// Replaces the sequence number of the element with identity `id`, in place.
@@ -707,7 +716,7 @@ extension _OrderedIndex {
         + "ordered. Map such values to a key of their own in the section function.")
   }
 
-  /// Removes the sections left empty by `_remove(_:keepingEmptySection:)` (not the permanent
+  /// Removes the sections left empty by `_remove(_:id:keepingEmptySection:)` (not the permanent
   /// one), and retags the roots that moved.
   @inlinable
   mutating func _removeEmptySections() {
