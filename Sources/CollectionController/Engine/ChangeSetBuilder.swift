@@ -109,9 +109,11 @@ struct _ChangeSetBuilder<Element: AnyObject, SectionKey: Hashable & Comparable> 
     #if COLLECTION_CONTROLLER_INTERNAL_CHECKS
       precondition(_touched.insert(id).inserted, "an element was touched twice")
     #endif
-    let old = index.position(of: id)
+    // One lookup of the identity for both the position and the element.
+    let slot = index._find(id)
+    let old = slot < 0 ? nil : index._position(ofSlot: slot)
     let touch = _Touch(
-      id: id, element: index.element(for: id),
+      id: id, element: slot < 0 ? nil : index._elements[Int(slot)],
       oldKey: old.map { index.sectionKey(at: $0.section) }, old: old,
       changed: changedAttributes)
     if _first == nil { _first = touch } else { _touches.append(touch) }
@@ -123,8 +125,12 @@ struct _ChangeSetBuilder<Element: AnyObject, SectionKey: Hashable & Comparable> 
   func _entry(
     _ touch: _Touch, after index: borrowing _OrderedIndex<Element, SectionKey>
   ) -> _Entry? {
-    guard let element = touch.element ?? index.element(for: touch.id) else { return nil }
-    let new = index.position(of: touch.id)
+    // One lookup of the identity for both the element and the position.
+    let slot = index._find(touch.id)
+    guard let element = touch.element ?? (slot < 0 ? nil : index._elements[Int(slot)]) else {
+      return nil
+    }
+    let new = slot < 0 ? nil : index._position(ofSlot: slot)
     return _Entry(
       element: element, oldKey: touch.oldKey, old: touch.old,
       newKey: new.map { index.sectionKey(at: $0.section) }, new: new, changed: touch.changed)
