@@ -131,6 +131,7 @@ public struct Observed<Value> {
     // the object, so that `object` is not live across the call.
     guard let made = _didSet(object, storedSlot: object[keyPath: storage]._slot, state: state)
     else { return }
+    // Safe: the owner is `object`, which the caller of this setter holds until it returns.
     made.owner._withUnsafeGuaranteedRef { owner in
       // Stored before the observers run: one that reads the property must find this slot.
       owner[keyPath: storage]._slot = made.slot

@@ -14,6 +14,11 @@
 //   read out of it; the getters read from 64 objects in turn for the same reason. The property
 //   accessors themselves inline as they do in user code (the `@Observed` accessors are
 //   `@inline(__always)`), and registrations are made with literal key paths, as users write them.
+//   The executable is built without function merging (Benchmarks/Package.swift): it folded loops
+//   that differ only in what they call into one calling through a pointer, so a loop with a twin
+//   (`setObserved`, like `setAddress`) paid an indirect call that a loop without one (`setPlain`)
+//   did not. Figures from before 2026-11-25 were taken with it (the set ratio then read 1.5x
+//   where both sides calling directly read 1.0x).
 // - "didSet + stored closure": a class whose `age` has a `didSet` calling a closure stored in a
 //   property, made by an `@inline(never)` factory so that it stays opaque.
 // - The floor line (the goal baseline of every target figure): a hand-written `didSet` that does

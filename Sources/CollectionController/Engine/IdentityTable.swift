@@ -26,6 +26,8 @@ struct _IdentityTable {
   @inlinable
   func prefetch(_ bits: UInt) {
     buckets.withUnsafeBufferPointer { buckets in
+      // Safe: a non-empty table's bucket index is below its count (the hash keeps the top
+      // bits for a power-of-two count), and a prefetch never faults anyway.
       if let base = buckets.baseAddress, !buckets.isEmpty {
         _binding_prefetch(base + bucket(ofBits: bits))
       }

@@ -74,16 +74,16 @@ struct _MemberTable: Sequence {
     }
   }
 
+  /// How many identities ahead `recount` prefetches table buckets.
+  @inlinable
+  static var lookahead: Int { 16 }
+
   /// Sets each member's occurrences to the number of times `ids` (a whole new array, by
   /// identity) holds it, and returns the first occurrences with the members' labels, and the
   /// members `ids` does not hold: one pass over the array and two over the members, with no
   /// dictionary lookups for members (a set of the new elements finds those held twice).
   ///
   /// - Complexity: O(n + m), where *n* is the length of `ids` and *m* the number of members.
-  /// How many identities ahead `recount` prefetches table buckets.
-  @inlinable
-  static var lookahead: Int { 16 }
-
   @inlinable
   mutating func recount(_ ids: [ObjectIdentifier]) -> Recount {
     var labels: [UInt64] = []
@@ -97,6 +97,8 @@ struct _MemberTable: Sequence {
     // uniqueness at every element).
     let firstOccurrences = [Int](unsafeUninitializedCapacity: ids.count) { offsets, found in
       labels = [UInt64](unsafeUninitializedCapacity: ids.count) { labels, labelCount in
+        // Safe: both buffers hold `ids.count` elements, and each offset of `ids` adds at most
+        // once, so `found` stays below `ids.count`; both initialised counts are `found`.
         func add(_ offset: Int, _ label: UInt64) {
           offsets.initializeElement(at: found, to: offset)
           labels.initializeElement(at: found, to: label)

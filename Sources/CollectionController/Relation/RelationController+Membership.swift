@@ -200,6 +200,8 @@ extension RelationController {
     // Retained elements whose order relative to the others changed are touched; the others
     // keep their relative order, so their new labels keep the index valid.
     // Written through buffers: appending checked each array's uniqueness at every element.
+    // Safe: `entering` counts the `.max` labels, so `retainedCount` is exactly the number of
+    // labels the loop writes.
     let retainedCount = recount.labels.count - entering
     var labels: [UInt64] = []
     let retained = [Int](unsafeUninitializedCapacity: retainedCount) { retained, count in
