@@ -109,11 +109,10 @@ struct _ChangeSetBuilder<Element: AnyObject, SectionKey: Hashable & Comparable> 
     #if COLLECTION_CONTROLLER_INTERNAL_CHECKS
       precondition(_touched.insert(id).inserted, "an element was touched twice")
     #endif
-    // One lookup of the identity for both the position and the element.
-    let slot = index._find(id)
-    let old = slot < 0 ? nil : index._position(ofSlot: slot)
+    let located = index.located(id)
+    let old = located?.position
     let touch = _Touch(
-      id: id, element: slot < 0 ? nil : index._elements[Int(slot)],
+      id: id, element: located?.element,
       oldKey: old.map { index.sectionKey(at: $0.section) }, old: old,
       changed: changedAttributes)
     if _first == nil { _first = touch } else { _touches.append(touch) }
@@ -125,12 +124,9 @@ struct _ChangeSetBuilder<Element: AnyObject, SectionKey: Hashable & Comparable> 
   func _entry(
     _ touch: _Touch, after index: borrowing _OrderedIndex<Element, SectionKey>
   ) -> _Entry? {
-    // One lookup of the identity for both the element and the position.
-    let slot = index._find(touch.id)
-    guard let element = touch.element ?? (slot < 0 ? nil : index._elements[Int(slot)]) else {
-      return nil
-    }
-    let new = slot < 0 ? nil : index._position(ofSlot: slot)
+    let located = index.located(touch.id)
+    guard let element = touch.element ?? located?.element else { return nil }
+    let new = located?.position
     return _Entry(
       element: element, oldKey: touch.oldKey, old: touch.old,
       newKey: new.map { index.sectionKey(at: $0.section) }, new: new, changed: touch.changed)

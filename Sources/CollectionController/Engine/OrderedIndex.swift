@@ -210,6 +210,17 @@ extension _OrderedIndex {
     return slot < 0 ? nil : _position(ofSlot: slot)
   }
 
+  /// The element with identity `id` and its position, found with one lookup of the identity
+  /// (where `element(for:)` and `position(of:)` make one each), or `nil`.
+  ///
+  /// - Complexity: Expected O(log n).
+  @inlinable
+  func located(_ id: ObjectIdentifier) -> (element: Element, position: RowPosition)? {
+    let slot = _find(id)
+    guard slot >= 0, let element = _elements[Int(slot)] else { return nil }
+    return (element, _position(ofSlot: slot))
+  }
+
   /// The element at `row` of the section at `section`.
   ///
   /// - Complexity: Expected O(log n).

@@ -1,9 +1,9 @@
 // What Binding keeps in C: thread-local storage, which Swift cannot declare (the calling
 // thread's tracking depth, read by every `@Observed` getter, and its `_ThreadState`, read by
-// every observed write), ThreadSanitizer's lock annotations, looked up once when the
-// library loads, and a prefetch hint for CollectionController. Not API: the module is public
-// only because code that Binding and CollectionController inline into their clients (the
-// getters, the lock, a relation's recount) uses it. The functions are inline. How a thread-local is
+// every observed write), ThreadSanitizer's lock annotations, looked up once when the library
+// loads, and a prefetch hint for CollectionController. Not API: the module is public only
+// because code that Binding and CollectionController inline into their clients (the getters,
+// the lock, a relation's recount) uses it. The functions are inline. How a thread-local is
 // reached depends on the platform: one thread-pointer-relative load in a Linux executable (the
 // linker relaxes the access), a `__tls_get_addr` call in a Linux shared library, a call through
 // the variable's `tlv_get_addr` thunk on Apple platforms. Measured on Linux executables only.

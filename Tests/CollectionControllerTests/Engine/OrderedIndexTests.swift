@@ -58,6 +58,7 @@ extension OrderedIndexTests {
     index.insert(items[1])
     #expect(index.names == [["i0", "i2", "i3", "i4", "i1"]])
     #expect(index.remove(Item("x", sortKey: 0, sequence: 9).id) == nil)
+    #expect(index.located(Item("y", sortKey: 0, sequence: 9).id) == nil)
     index._checkInvariants()
   }
 
@@ -174,6 +175,10 @@ extension OrderedIndexTests {
     #expect(loaded.count == items.count)
     for item in items.prefix(50) {
       #expect(loaded.position(of: item.id) == inserted.position(of: item.id))
+      // One lookup finds what the two lookups find.
+      let located = loaded.located(item.id)
+      #expect(located?.position == loaded.position(of: item.id))
+      #expect(located?.element === item)
     }
     // The loaded structure keeps working: the same edits give the same content.
     for step in 0..<600 {
