@@ -16,7 +16,10 @@ import Testing
 /// counts the registrations of the whole process, sees this run alone: it must be back at its
 /// starting value once everything is dropped. The child prints a report; the checks below are
 /// made on it. No timing is involved: only counts and contents after the threads joined.
-/// Under ThreadSanitizer or AddressSanitizer a report in the child fails its exit status.
+/// Under ThreadSanitizer or AddressSanitizer a report in the child fails its exit status. Swift
+/// Testing does not return the child's output then, so `.ci/run` has the sanitizers write their
+/// reports to files and prints them; locally, set `TSAN_OPTIONS=log_path=/tmp/tsan` (or
+/// `ASAN_OPTIONS`) to read them.
 ///
 /// `CONTROLLER_STRESS_OPERATIONS` sets the operations per thread (default 25,000) and
 /// `CONTROLLER_STRESS_THREADS` the number of threads (default 4):
@@ -28,7 +31,7 @@ extension ControllerStressTests {
   @Test func threadsDoEverythingAtOnceAndEverythingAddsUp() async throws {
     let result = await #expect(
       processExitsWith: .success,
-      observing: [\.standardOutputContent, \.standardErrorContent]
+      observing: [\.standardOutputContent]
     ) {
       let perThread = RelationControllerFuzzTests.environment("CONTROLLER_STRESS_OPERATIONS")
       let threads = RelationControllerFuzzTests.environment("CONTROLLER_STRESS_THREADS")
@@ -37,10 +40,8 @@ extension ControllerStressTests {
       print(stressReportMarker + String(decoding: data, as: UTF8.self))
       fflush(nil)  // all streams: the report must reach the parent
     }
+    // `nil` when the child failed (a sanitizer's report, a trap or a crash).
     let run = try #require(result)
-    let standardError = String(decoding: run.standardErrorContent, as: UTF8.self)
-    // A sanitizer's report, a trap or a crash in the child: show what it said.
-    #expect(run.exitStatus == .exitCode(EXIT_SUCCESS), "\(standardError.suffix(8_000))")
     let output = String(decoding: run.standardOutputContent, as: UTF8.self)
     let line = output.split(separator: "\n").first { $0.hasPrefix(stressReportMarker) }
     let json = try #require(line, "no report").dropFirst(stressReportMarker.count)

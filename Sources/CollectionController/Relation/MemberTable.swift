@@ -95,8 +95,8 @@ struct _MemberTable: Sequence {
     let table = table
     // The offsets and labels are written through buffers (appending checked each array's
     // uniqueness at every element).
-    let firstOccurrences = [Int](unsafeUninitializedCapacity: ids.count) { offsets, found in
-      labels = [UInt64](unsafeUninitializedCapacity: ids.count) { labels, labelCount in
+    let firstOccurrences = [Int](_uninitializedCount: ids.count) { offsets, found in
+      labels = [UInt64](_uninitializedCount: ids.count) { labels, labelCount in
         // Safe: both buffers hold `ids.count` elements, and each offset of `ids` adds at most
         // once, so `found` stays below `ids.count`; both initialised counts are `found`.
         func add(_ offset: Int, _ label: UInt64) {

@@ -174,7 +174,7 @@ extension RelationController {
     // `ObjectIdentifier`'s.
     precondition(MemoryLayout<Element>.stride == MemoryLayout<UInt>.stride)
     let ids = array.withUnsafeBytes { bytes in
-      [ObjectIdentifier](unsafeUninitializedCapacity: array.count) { ids, count in
+      [ObjectIdentifier](_uninitializedCount: array.count) { ids, count in
         for offset in 0..<array.count {
           let bits = bytes.load(fromByteOffset: offset * MemoryLayout<UInt>.stride, as: UInt.self)
           ids.initializeElement(at: offset, to: unsafeBitCast(bits, to: ObjectIdentifier.self))
@@ -204,8 +204,8 @@ extension RelationController {
     // labels the loop writes.
     let retainedCount = recount.labels.count - entering
     var labels: [UInt64] = []
-    let retained = [Int](unsafeUninitializedCapacity: retainedCount) { retained, count in
-      labels = [UInt64](unsafeUninitializedCapacity: retainedCount) { labels, labelCount in
+    let retained = [Int](_uninitializedCount: retainedCount) { retained, count in
+      labels = [UInt64](_uninitializedCount: retainedCount) { labels, labelCount in
         for (k, label) in recount.labels.enumerated() where label != .max {
           retained.initializeElement(at: count, to: k)
           labels.initializeElement(at: count, to: label)

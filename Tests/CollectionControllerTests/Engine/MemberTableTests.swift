@@ -71,4 +71,22 @@ extension MemberTableTests {
     #expect(table.prefix(50).allSatisfy { $0.value.label == 1 })
     #expect(table.dropFirst(50).allSatisfy { $0.value.label == 0 })
   }
+
+  /// Recounting against an empty array still counts: every member leaves. (The offsets and
+  /// labels are built in buffers of the array's length; a length of zero must not skip the
+  /// counting done while filling them.)
+  @Test func recountingAnEmptyArrayMakesEveryMemberLeave() {
+    let albums = (0..<20).map { Album("\($0)") }
+    var table = _MemberTable()
+    for (k, album) in albums.enumerated() {
+      table[ObjectIdentifier(album)] = member(album, label: UInt64(k))
+    }
+    let empty = table.recount([])
+    #expect(empty.firstOccurrences.isEmpty && empty.labels.isEmpty)
+    #expect(Set(empty.leaving) == Set(albums.map(ObjectIdentifier.init)))
+    // And against the same members: nobody leaves, each keeps its label.
+    let same = table.recount(albums.map(ObjectIdentifier.init))
+    #expect(same.leaving.isEmpty)
+    #expect(same.labels == (0..<20).map(UInt64.init))
+  }
 }
