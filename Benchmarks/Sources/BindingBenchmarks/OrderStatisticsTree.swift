@@ -319,14 +319,29 @@ struct LimitTree {
   }
 }
 
-/// Checks `LimitTree` against a plain sort: 2,000 random entries (about one in ten left out),
-/// years from 1950..<2025 and titles from a pool of 50, so ties on the year and on both keys
-/// are common; then 2,000 random repositions, after each comparing `inOrder()` to the included
-/// ids sorted with `sorted(by:)`, the returned ranks to the positions before and after, `rank`
-/// and `count`, and the tree's links and sizes. Calls `precondition` on any mismatch.
-func limitTreeSelfCheck() {
+/// What the self-check needs of an order-statistics structure over ids `0..<n` (the limit
+/// line's treap, and the B+tree prototype measured against it).
+protocol RepositioningIndex {
+  init(years: [Int], titles: [String], order: [Int], included: [Bool])
+  var count: Int { get }
+  func rank(_ id: Int32) -> Int
+  mutating func reposition(_ id: Int32, year: Int, title: String) -> (from: Int, to: Int)
+  func inOrder() -> [Int32]
+  func checkInvariants()
+}
+
+extension LimitTree: RepositioningIndex {}
+extension BTreeLimit: RepositioningIndex {}
+
+/// Checks `Tree` against a plain sort: `n` random entries (about one in ten left out), years
+/// from 1950..<2025 and titles from a pool of 50, so ties on the year and on both keys are
+/// common; then `steps` random repositions, after each comparing `inOrder()` to the included ids
+/// sorted with `sorted(by:)`, the returned ranks to the positions before and after, `rank` and
+/// `count`, and the structure's own invariants. Calls `precondition` on any mismatch.
+func limitTreeSelfCheck<Tree: RepositioningIndex>(
+  _: Tree.Type = LimitTree.self, n: Int = 2_000, steps: Int = 2_000
+) {
   var rng = SplitMix64(seed: 0x5EED_1DEA)
-  let n = 2_000
   let pool = (0..<50).map { "Title \($0 * 37 % 50)" }
   func randomYear() -> Int { 1950 + Int(rng.next() % 75) }
   func randomTitle() -> String { pool[Int(rng.next() % UInt64(pool.count))] }
@@ -334,7 +349,7 @@ func limitTreeSelfCheck() {
   var titles = (0..<n).map { _ in randomTitle() }
   let order = Array(0..<n).shuffled(using: &rng)
   let included = (0..<n).map { _ in rng.next() % 10 != 0 }
-  var tree = LimitTree(years: years, titles: titles, order: order, included: included)
+  var tree = Tree(years: years, titles: titles, order: order, included: included)
   let members = (0..<Int32(n)).filter { included[Int($0)] }
 
   func expected() -> [Int32] {
@@ -350,10 +365,12 @@ func limitTreeSelfCheck() {
   precondition(tree.inOrder() == sorted, "built tree out of order")
   precondition(tree.count == members.count, "wrong count after building")
   tree.checkInvariants()
-  for step in 0..<2_000 {
+  for step in 0..<steps {
     let id = members[Int(rng.next() % UInt64(members.count))]
-    // Some repositions keep a key, or both (then the entry stays where it is).
-    let year = step % 7 == 0 ? years[Int(id)] : randomYear()
+    // Some repositions keep a key, or both (then the entry stays where it is); one in three
+    // goes to the first year, so that entries crowd there (splitting what holds them) and thin
+    // out elsewhere (emptying what held them).
+    let year = step % 7 == 0 ? years[Int(id)] : step % 3 == 0 ? 1950 : randomYear()
     let title = step % 5 == 0 ? titles[Int(id)] : randomTitle()
     let expectedFrom = sorted.firstIndex(of: id)
     years[Int(id)] = year

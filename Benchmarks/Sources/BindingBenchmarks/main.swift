@@ -89,6 +89,12 @@ import OpenCombine
 import Synchronization
 
 let quick = CommandLine.arguments.contains("--quick")
+if CommandLine.arguments.contains("--prototype-index") {
+  // The index prototype: the limit line's treap against an order-statistics B+tree, the same
+  // repositions (the album written too) at three sizes, in interleaved rounds.
+  prototypeIndex()
+  exit(0)
+}
 if CommandLine.arguments.contains("--profile-relation") {
   // For profilers: one controller over 10^4 albums (PROFILE_ALBUMS to change it), 2x10^5 year
   // changes.
