@@ -128,15 +128,32 @@ extension RelationController {
   @inlinable
   func _rewatch(_ id: ObjectIdentifier, commit: _RewatchCommit) -> _Rewatched? {
     let claim = _lock.withLock { state -> _RewatchClaim? in
-      guard !state.ownerGone, let member = state.members[id] else { return nil }
-      guard member.rewatching == 0 else {
-        state.members[id]?.rewatching = 2
-        return nil
-      }
-      guard let watch = member.watch else { return nil }  // deleted
-      return _claim(id, member, watch: watch, state)
+      guard !state.ownerGone else { return nil }
+      let config = state.config
+      return _claim(id, &state.members[id], config: config)
     }
     return claim.flatMap { _rewatch($0, commit: commit) }
+  }
+
+  /// Claims `member` for a re-watch where it is stored (under the lock): one lookup, and no
+  /// copy of the member (which retains its object and its watch); `nil` if it is not a member,
+  /// announced its deletion, or is being re-watched (then marked to be re-watched once more).
+  @inlinable
+  func _claim(
+    _ id: ObjectIdentifier, _ member: inout _RelationMember?, config: _Config<Element, SectionKey>
+  ) -> _RewatchClaim? {
+    guard let rewatching = member?.rewatching else { return nil }
+    guard rewatching == 0 else {
+      member?.rewatching = 2
+      return nil
+    }
+    guard let watch = member?.watch, let object = member?.object else { return nil }  // deleted
+    let generation = (member?.claim ?? 0) &+ 1
+    member?.rewatching = 1
+    member?.claim = generation
+    return _RewatchClaim(
+      id: id, element: unsafeDowncast(object, to: Element.self), watch: watch, config: config,
+      generation: generation)
   }
 
   /// Claims the member `id` for a re-watch (under the lock).
@@ -162,29 +179,22 @@ extension RelationController {
       let previous = claim.watch
       let (watch, fingerprint) = _watch(element, replacing: previous, claim.config)
       let outcome = _lock.withLock { state -> _RewatchOutcome in
-        guard !state.ownerGone, let member = state.members[claim.id], member.rewatching != 0,
-          member.claim == claim.generation
-        else {
-          // Overtaken: the element left, came back as a new member, or was deleted.
-          return .overtaken(kept: state.members[claim.id]?.watch)
+        // Overtaken: the element left, came back as a new member, or was deleted.
+        guard !state.ownerGone else { return .overtaken(kept: state.members[claim.id]?.watch) }
+        switch _commit(
+          claim, watch: watch, fingerprint: fingerprint, commit, &state.members[claim.id])
+        {
+        case .overtaken: return .overtaken(kept: state.members[claim.id]?.watch)
+        case .deleted: return .deleted
+        case .baseline: return .done(.none)
+        case .event:
+          return .done(state.pipeline.receive(.element(element, fingerprint: fingerprint)))
+        case .again:
+          return .again(
+            _RewatchClaim(
+              id: claim.id, element: element, watch: watch, config: state.config,
+              generation: claim.generation))
         }
-        state.members[claim.id]?.watch = watch  // `nil`: it announced its deletion meanwhile
-        guard let watch, member.rewatching == 2 else {
-          state.members[claim.id]?.rewatching = 0
-          guard watch != nil else { return .deleted }
-          switch commit {
-          case .reportsEvent:
-            return .done(state.pipeline.receive(.element(element, fingerprint: fingerprint)))
-          case .setsBaseline:
-            state.members[claim.id]?.fingerprint = fingerprint
-            return .done(.none)
-          }
-        }
-        state.members[claim.id]?.rewatching = 1
-        return .again(
-          _RewatchClaim(
-            id: claim.id, element: element, watch: watch, config: state.config,
-            generation: claim.generation))
       }
       switch outcome {
       case .overtaken(let kept):
@@ -211,6 +221,45 @@ extension RelationController {
         claim = next
       }
     }
+  }
+
+  /// Commits a re-watch's `watch` to `member` where it is stored (under the lock), if the member
+  /// still carries the claim: one lookup, and no copy of the member.
+  @inlinable
+  func _commit(
+    _ claim: _RewatchClaim, watch: _WatchHandle?, fingerprint: Int, _ commit: _RewatchCommit,
+    _ member: inout _RelationMember?
+  ) -> _RewatchDecision {
+    guard let rewatching = member?.rewatching, rewatching != 0, member?.claim == claim.generation
+    else { return .overtaken }
+    member?.watch = watch  // `nil`: it announced its deletion meanwhile
+    guard watch != nil, rewatching == 2 else {
+      member?.rewatching = 0
+      guard watch != nil else { return .deleted }
+      switch commit {
+      case .reportsEvent: return .event
+      case .setsBaseline:
+        member?.fingerprint = fingerprint
+        return .baseline
+      }
+    }
+    member?.rewatching = 1
+    return .again
+  }
+
+  /// What `_commit` decided.
+  @usableFromInline
+  enum _RewatchDecision {
+    /// The member no longer carries the claim.
+    case overtaken
+    /// The element announced its deletion.
+    case deleted
+    /// Committed; the fingerprint is the member's baseline now.
+    case baseline
+    /// Committed; the element's event is to be queued.
+    case event
+    /// Committed, and something fired meanwhile: re-watch again.
+    case again
   }
 
   /// Ends the watch a committed re-watch replaced (sparing the new one, which a `.lone` handle
