@@ -45,6 +45,26 @@ struct _MemberTable: Sequence {
     }
   }
 
+  /// What the pipeline reads of a member on its way: its label, whether it announced its
+  /// deletion, and its fingerprint; `nil` if `id` is not a member.
+  ///
+  /// Read where the member is stored: `self[id]` copies the member, which retains and releases
+  /// its object and its watch.
+  ///
+  /// - Complexity: Expected O(1).
+  @inlinable
+  func glance(_ id: ObjectIdentifier) -> (label: UInt64, deleted: Bool, fingerprint: Int)? {
+    let slot = slot(of: id)
+    guard slot >= 0 else { return nil }
+    return pool.withUnsafeBufferPointer { pool in
+      // Through the buffer's addressor: no copy of the member.
+      guard let label = pool[Int(slot)]?.label, let deleted = pool[Int(slot)]?.deleted,
+        let fingerprint = pool[Int(slot)]?.fingerprint
+      else { return nil }
+      return (label, deleted, fingerprint)
+    }
+  }
+
   /// What `recount(_:)` found.
   @usableFromInline
   struct Recount {

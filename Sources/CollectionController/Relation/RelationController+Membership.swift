@@ -15,7 +15,7 @@ extension RelationController {
       // Re-watched already (see `_rewatch`); placed when the transaction runs, and its observed
       // attributes compared then (see `_transaction`).
       let id = ObjectIdentifier(element)
-      guard let member = _member(id), !member.deleted else { return }
+      guard _lock.withLock({ $0.members.glance(id)?.deleted == false }) else { return }
       _work.latestFingerprints[id] = fingerprint
       _touch(element)
     case .deleted(let id):

@@ -55,7 +55,7 @@ extension RelationController {
       }
     }
     for element in queued {
-      if let member = _member(ObjectIdentifier(element)), !member.deleted {
+      if _lock.withLock({ $0.members.glance(ObjectIdentifier(element))?.deleted == false }) {
         _touch(element)
       }
     }
@@ -82,8 +82,8 @@ extension RelationController {
       let changed = _write { state -> [Int] in
         var changed: [Int] = []
         for (id, fingerprint) in work.latestFingerprints {
-          guard let slot = work.slot(of: id), let member = state.members[id], !member.deleted,
-            fingerprint != member.fingerprint
+          guard let slot = work.slot(of: id), let member = state.members.glance(id),
+            !member.deleted, fingerprint != member.fingerprint
           else { continue }
           changed.append(slot)
           state.members[id]?.fingerprint = fingerprint
@@ -103,7 +103,7 @@ extension RelationController {
     labels.reserveCapacity(touched.count)
     _write { state in
       for touch in touched {
-        let member = state.members[ObjectIdentifier(touch.element)]
+        let member = state.members.glance(ObjectIdentifier(touch.element))
         labels.append(member.map { $0.deleted ? .max : $0.label } ?? .max)
       }
     }
