@@ -142,10 +142,30 @@ struct _ChangeSetBuilder<Element: AnyObject, SectionKey: Hashable & Comparable> 
   mutating func finish(
     after index: borrowing _OrderedIndex<Element, SectionKey>, oneElementShortcut: Bool = true
   ) -> RelationChangeSet<Element>? {
-    guard let first = _first else { return nil }
+    var changes = RelationChangeSet<Element>()
+    guard finish(after: index, oneElementShortcut: oneElementShortcut, into: &changes) else {
+      return nil
+    }
+    return changes
+  }
+
+  /// Finishes the transaction on the modified `index`, writing the change set into `changes`
+  /// (empty when called): the controller's path, where the change set is built where it stays
+  /// (returning it from a variable copied it, retaining each of its arrays, and destroyed the
+  /// original; an explicit `consume` does not compile there with Swift 6.3.1).
+  ///
+  /// - Returns: Whether something visible changed (`changes` is not empty).
+  /// - Complexity: O(k log n + k log k) for *k* touched elements.
+  @inlinable
+  mutating func finish(
+    after index: borrowing _OrderedIndex<Element, SectionKey>, oneElementShortcut: Bool = true,
+    into changes: inout RelationChangeSet<Element>
+  ) -> Bool {
+    guard let first = _first else { return false }
     if _touches.isEmpty && oneElementShortcut {
-      guard let entry = _entry(first, after: index) else { return nil }
-      return _finishOne(entry, after: index)
+      guard let entry = _entry(first, after: index) else { return false }
+      _finishOne(entry, after: index, into: &changes)
+      return !changes.isEmpty
     }
     // Where each touched element is now.
     var entries: [_Entry] = []
@@ -155,7 +175,10 @@ struct _ChangeSetBuilder<Element: AnyObject, SectionKey: Hashable & Comparable> 
       if let entry = _entry(touch, after: index) { entries.append(entry) }
     }
 
-    if entries.count == 1 && oneElementShortcut { return _finishOne(entries[0], after: index) }
+    if entries.count == 1 && oneElementShortcut {
+      _finishOne(entries[0], after: index, into: &changes)
+      return !changes.isEmpty
+    }
 
     // Sections, by index rather than by key (a dictionary of generic keys runs generic code on
     // every transaction). An old section disappeared if the index no longer has its key. A new
@@ -171,7 +194,6 @@ struct _ChangeSetBuilder<Element: AnyObject, SectionKey: Hashable & Comparable> 
       if let new = entries[i].new { touchesOfNewSection[new.section, default: 0] += 1 }
     }
     var deletedOld: [Int: SectionKey] = [:]
-    var changes = RelationChangeSet<Element>()
     // Section sets are made from all their indexes at once, and the old sections' keys are
     // searched, so that a transaction that deletes or inserts many sections costs O(s log s),
     // not O(s^2).
@@ -298,7 +320,7 @@ struct _ChangeSetBuilder<Element: AnyObject, SectionKey: Hashable & Comparable> 
     changes._insertedSectionElements = changes._insertedSections.map { section in
       _sortedByRow(insertedSectionRows[section, default: []]).map { entries[$0.1].element }
     }
-    return changes.isEmpty ? nil : changes
+    return !changes.isEmpty
   }
 }
 
@@ -309,9 +331,9 @@ extension _ChangeSetBuilder {
   /// checks that both give the same change set.
   @inlinable
   mutating func _finishOne(
-    _ entry: _Entry, after index: borrowing _OrderedIndex<Element, SectionKey>
-  ) -> RelationChangeSet<Element>? {
-    var changes = RelationChangeSet<Element>()
+    _ entry: _Entry, after index: borrowing _OrderedIndex<Element, SectionKey>,
+    into changes: inout RelationChangeSet<Element>
+  ) {
     var liveOld = entry.old
     var liveNew = entry.new
     if let old = entry.old, let key = entry.oldKey, index.sectionIndex(for: key) == nil {
@@ -353,7 +375,6 @@ extension _ChangeSetBuilder {
         changes._movedElements = [entry.element]
       }
     }
-    return changes.isEmpty ? nil : changes
   }
 
   /// A touched element present before or after the transaction.

@@ -135,12 +135,8 @@ extension RelationController {
     }
     guard reports else { return nil }
     // Moved, never copied, from here to the delivery: a copy retains each of its arrays.
-    var changes: RelationChangeSet<Element>
-    if let built = builder.finish(after: _state.index) {
-      changes = built
-    } else if namesBefore != nil {
-      changes = RelationChangeSet()
-    } else {
+    var changes = RelationChangeSet<Element>()
+    guard builder.finish(after: _state.index, into: &changes) || namesBefore != nil else {
       return nil
     }
     // The new keys only when needed: O(sections), on a path that is otherwise O(log n).
