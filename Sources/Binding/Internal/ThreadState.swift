@@ -34,14 +34,14 @@ final class _ThreadState {
   /// How many recorders are in use (the nesting depth of tracking).
   @exclusivity(unchecked) var depth = 0
   /// The coalescing scope open on this thread, if any.
-  var coalescing: _CoalescingScope?
+  @exclusivity(unchecked) var coalescing: _CoalescingScope?
   /// How many writes of `@Observed` properties are notifying their observers on this thread
   /// (a callback's write nests in the write that called it).
   @exclusivity(unchecked) var writeDepth = 0
   /// The transaction of the outermost write, created when a coalesced registration hears it
   /// outside any `coalesce` block, and delivered when that write's observers have all run;
   /// then kept, empty, for the thread's next write.
-  var writeScope: _CoalescingScope?
+  @exclusivity(unchecked) var writeScope: _CoalescingScope?
   /// How many `_withoutNotifications` blocks are open on this thread: writes made inside them
   /// notify nobody.
   @exclusivity(unchecked) var silentWrites = 0

@@ -19,11 +19,13 @@ extension RelationController {
   /// The controller's shared state (see above).
   @usableFromInline
   final class _State {
-    // `index`, `config`, `members` and `pipeline` skip run-time exclusivity checks (a tenth of
-    // a move). Those checks only ever catch two overlapping accesses on one thread, and there
-    // are none: the accesses are short, and user code that runs on the drainer's thread while
-    // the drainer reads the index (comparators, key getters, a section key's `<`) cannot write
-    // these fields, because the pipeline is draining: a relation write it makes is queued,
+    // No field has run-time exclusivity checks (for `index`, `config`, `members` and
+    // `pipeline` they were a tenth of a move). Those checks only ever catch two overlapping
+    // accesses on one thread, and there are none. The fields after `pipeline` are touched only
+    // under the lock, with no user code running (removed handlers are released after it). For
+    // the first four, the accesses are short, and user code that runs on the drainer's thread
+    // while the drainer reads the index (comparators, key getters, a section key's `<`) cannot
+    // write them, because the pipeline is draining: a relation write it makes is queued,
     // `reconfigure` queues, and a nested drain does not start (see
     // `userCodeThatWritesDuringTheDrainIsQueued` in FunctionsReadingTheControllerTests).
     @usableFromInline
@@ -40,18 +42,24 @@ extension RelationController {
     var pipeline = _Pipeline<_Event>()
     /// Whether the owner was deallocated: nothing is observed or reported any more.
     @usableFromInline
+    @exclusivity(unchecked)
     var ownerGone = false
     /// Whether the owner announced its deletion (its registration then ends too, which is not
     /// a deallocation).
     @usableFromInline
+    @exclusivity(unchecked)
     var ownerDeleted = false
     @usableFromInline
+    @exclusivity(unchecked)
     weak var delegate: (any RelationControllerDelegate<Element, SectionKey>)?
     @usableFromInline
+    @exclusivity(unchecked)
     var handlers: [(id: UInt64, call: (RelationChangeSet<Element>) -> Void)] = []
     @usableFromInline
+    @exclusivity(unchecked)
     var streams: [UInt64: AsyncStream<_Transfer<RelationChangeSet<Element>>>.Continuation] = [:]
     @usableFromInline
+    @exclusivity(unchecked)
     var nextHandlerID: UInt64 = 0
 
     @inlinable
