@@ -62,7 +62,8 @@ final class _CoalescingScope {
   // No run-time exclusivity checks (with those of the thread state's scopes and of a relation
   // controller's state, 6% of a controller's move at 10^4): a scope belongs to one thread, and
   // no access to these fields stays open while other code runs (`flush` swaps the lists out
-  // before it delivers anything).
+  // before it delivers anything, and releases what it delivered before it touches them again:
+  // see `CoalescingTests/aDeinitThatWritesWhileAScopeFlushesIsHeard`).
   @exclusivity(unchecked) var depth = 0
   @exclusivity(unchecked) private var pending: [ObjectIdentifier: _Pending] = [:]
   @exclusivity(unchecked) private var order: [_Pending] = []
@@ -135,6 +136,12 @@ final class _CoalescingScope {
       for item in batch where item.isDeletion { item.deliver() }
       for item in batch where !item.isDeletion { item.deliver() }
       for observer in observers { observer._transactionEnded() }
+      // Emptied before `order` and `ending` are touched: releasing an item may run a deinit
+      // (an item holds its root), which may write and so append to `order` (delivered in the
+      // next round). Emptied by `_recycle`, the deinit ran inside its access to `order`, and
+      // the item it appended went out with `batch`.
+      batch.removeAll(keepingCapacity: true)
+      observers.removeAll(keepingCapacity: true)
       // The buffers serve the next round, or the next transaction (the scope of a write is
       // kept by its thread): a write a controller hears then allocates none.
       _recycle(&batch, into: &order)
@@ -151,7 +158,9 @@ package var _keptBufferCapacity: Int { 64 }
 
 /// Empties `buffer` and makes it `array`'s, if `array` is empty and `buffer` is small (at most
 /// `_keptBufferCapacity`): the next transaction then fills it without allocating. Releasing
-/// the elements may run their `deinit`s, so callers hold no lock.
+/// the elements may run their `deinit`s, so callers hold no lock; and it happens inside the
+/// access to `array`, so a caller whose `array` such a `deinit` may reach empties `buffer`
+/// first (see `_CoalescingScope.flush`).
 @inlinable
 package func _recycle<T>(_ buffer: inout [T], into array: inout [T]) {
   guard array.isEmpty && buffer.capacity <= _keptBufferCapacity else { return }

@@ -278,3 +278,83 @@ extension CoalescingTests {
     token.cancel()
   }
 }
+
+// MARK: - A deinit that writes while a scope flushes
+
+/// A model whose deinit writes another model's observed property.
+private final class WritesWhenReleased: ObservableModel {
+  let observation = ObservationStorage()
+  @Observed var value = 0
+  @Observed var address: Address
+  let other: User
+
+  init(other: User, address: Address = Address(city: "x")) {
+    self.other = other
+    self.address = address
+  }
+
+  deinit { other.age += 1 }
+}
+
+extension CoalescingTests {
+  // In each test, a coalesced handler drops the last reference to the model it hears, so the
+  // model is released when the flush releases the item it delivered (which held it), and its
+  // deinit writes `other` right then. That write must be heard, and so must every later one:
+  // the deinit once ran inside the flush's access to its list (a "simultaneous accesses" trap
+  // while the list had run-time exclusivity checks; without them, the write's delivery was
+  // lost, and in a write's scope, which its thread keeps, `other`'s registration never heard
+  // again).
+
+  @Test func aDeinitThatWritesWhileAScopeFlushesIsHeard() {
+    let other = User()
+    var heard: [Int] = []
+    let hearing = other.observe(\.age, options: .coalesced) { heard.append($0.newValue) }
+    var model: WritesWhenReleased? = WritesWhenReleased(other: other)
+    // Non-nil: just assigned.
+    let dropping = model!.observe(\.value, options: .coalesced) { _ in model = nil }
+    coalesce { model?.value = 1 }
+    #expect(model == nil)
+    #expect(other.age == 1)
+    #expect(heard == [1])
+    coalesce { other.age = 5 }
+    #expect(heard == [1, 5])
+    hearing.cancel()
+    dropping.cancel()
+  }
+
+  @Test func aDeinitThatWritesWhileAWriteFlushesIsHeard() {
+    let other = User()
+    var heard: [Int] = []
+    let hearing = other.observe(\.age, options: .coalesced) { heard.append($0.newValue) }
+    var model: WritesWhenReleased? = WritesWhenReleased(other: other)
+    // Non-nil: just assigned.
+    let dropping = model!.observe(\.value, options: .coalesced) { _ in model = nil }
+    model?.value = 1
+    #expect(model == nil)
+    #expect(heard == [1])
+    other.age = 5
+    other.age = 6
+    #expect(heard == [1, 5, 6])
+    hearing.cancel()
+    dropping.cancel()
+  }
+
+  /// The write is to a nested object, so only the delivered item holds the model.
+  @Test func aDeinitThatWritesWhileANestedWriteFlushesIsHeard() {
+    let other = User()
+    var heard: [Int] = []
+    let hearing = other.observe(\.age, options: .coalesced) { heard.append($0.newValue) }
+    let address = Address(city: "x")
+    var model: WritesWhenReleased? = WritesWhenReleased(other: other, address: address)
+    // Non-nil: just assigned.
+    let dropping = model!.observe(\.address.city, options: .coalesced) { _ in model = nil }
+    address.city = "y"
+    #expect(model == nil)
+    #expect(heard == [1])
+    other.age = 5
+    other.age = 6
+    #expect(heard == [1, 5, 6])
+    hearing.cancel()
+    dropping.cancel()
+  }
+}

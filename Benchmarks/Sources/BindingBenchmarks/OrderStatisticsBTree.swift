@@ -2,6 +2,26 @@
 // against the treap of the limit line (`LimitTree`) by `--prototype-index`. Same keys, same
 // operations, same writes; only the structure differs.
 
+/// The capacities of a `BTreeLimit`'s leaves and nodes (static, so that the measured tree's
+/// code is compiled for its constants).
+protocol BTreeShape {
+  static var leafCapacity: Int { get }
+  static var fanout: Int { get }
+}
+
+/// The measured shape: leaves of 64 ids (four cache lines of ids), nodes of 32 children.
+enum WideNodes: BTreeShape {
+  static let leafCapacity = 64
+  static let fanout = 32
+}
+
+/// The self-check's shape: small enough that a few thousand repositions split and empty leaves
+/// and nodes at every level, the root included.
+enum NarrowNodes: BTreeShape {
+  static let leafCapacity = 4
+  static let fanout = 4
+}
+
 /// A B+tree with subtree counts over entries identified by an `Int32` id in `0..<n`, in the
 /// order of `LimitTree`: year ascending, then title (`String`'s `<`), then `order`.
 ///
@@ -12,9 +32,9 @@
 /// maps an id to its leaf, so a rank is a scan of one leaf plus, per level, a scan of one node's
 /// children and counts. A leaf or node that fills up splits in two; one that empties is
 /// unlinked (its storage is not reused: a prototype).
-struct BTreeLimit {
-  static let leafCapacity = 64
-  static let fanout = 32
+struct BTreeLimit<Shape: BTreeShape> {
+  static var leafCapacity: Int { Shape.leafCapacity }
+  static var fanout: Int { Shape.fanout }
 
   /// The keys, per id.
   private(set) var years: [Int]
@@ -434,16 +454,17 @@ struct BTreeLimit {
 /// albums, 20,000 per round, 7 interleaved rounds; prints the medians and the per-round ratios.
 @MainActor func prototypeIndex() {
   limitTreeSelfCheck(LimitTree.self)
-  limitTreeSelfCheck(BTreeLimit.self)
-  limitTreeSelfCheck(BTreeLimit.self, n: 40_000, steps: 300)
-  print("self-checks passed (treap; B+tree at 2,000 and 40,000 entries)")
+  limitTreeSelfCheck(BTreeLimit<NarrowNodes>.self)
+  limitTreeSelfCheck(BTreeLimit<WideNodes>.self)
+  print("self-checks passed (treap; B+tree with nodes of 4 and of 32)")
   let rounds = Rounds()
   var variants: [(size: Int, treap: Int, btree: Int)] = []
   for (size, seed) in [(10_000, 2), (100_000, 3), (1_000_000, 4)] {
     var rng = SplitMix64(seed: UInt64(seed))
     let albums = makeAlbums(size, &rng)
     let treap = rounds.add(iterations: 20_000, repositionBody(albums, LimitTree.self, seed: 5))
-    let btree = rounds.add(iterations: 20_000, repositionBody(albums, BTreeLimit.self, seed: 5))
+    let btree = rounds.add(
+      iterations: 20_000, repositionBody(albums, BTreeLimit<WideNodes>.self, seed: 5))
     variants.append((size, treap, btree))
   }
   rounds.run(7)

@@ -366,11 +366,11 @@ func limitTreeSelfCheck<Tree: RepositioningIndex>(
   precondition(tree.count == members.count, "wrong count after building")
   tree.checkInvariants()
   for step in 0..<steps {
-    let id = members[Int(rng.next() % UInt64(members.count))]
-    // Some repositions keep a key, or both (then the entry stays where it is); one in three
-    // goes to the first year, so that entries crowd there (splitting what holds them) and thin
-    // out elsewhere (emptying what held them).
-    let year = step % 7 == 0 ? years[Int(id)] : step % 3 == 0 ? 1950 : randomYear()
+    // One in four repositions takes the first entry in order, so that the front thins out
+    // (emptying what held it); one in three goes to the last year, so that entries crowd there
+    // (splitting what holds them). Some keep a key, or both (then the entry stays in place).
+    let id = step % 4 == 1 ? sorted[0] : members[Int(rng.next() % UInt64(members.count))]
+    let year = step % 7 == 0 ? years[Int(id)] : step % 3 == 0 ? 2024 : randomYear()
     let title = step % 5 == 0 ? titles[Int(id)] : randomTitle()
     let expectedFrom = sorted.firstIndex(of: id)
     years[Int(id)] = year

@@ -94,7 +94,12 @@ extension RelationController {
       work.removeAllFingerprints()
     }
     var touched = work.takeTouches()
-    defer { _recycle(&touched, into: &work.dirty) }
+    defer {
+      // Emptied first: releasing an element may run its deinit, which must not run inside an
+      // access to `work.dirty` (see Binding's `_recycle`).
+      touched.removeAll(keepingCapacity: true)
+      _recycle(&touched, into: &work.dirty)
+    }
     let config = _state.config
     // The labels of the touched elements that are live members (one lock for all of them);
     // `.max`, which no label takes, for the others.
