@@ -151,6 +151,7 @@ extension RelationController {
     let generation = (member?.claim ?? 0) &+ 1
     member?.rewatching = 1
     member?.claim = generation
+    // Safe: members only ever hold `Element`s (see `_element(_:)`).
     return _RewatchClaim(
       id: id, element: unsafeDowncast(object, to: Element.self), watch: watch, config: config,
       generation: generation)
