@@ -63,7 +63,7 @@ final class _CoalescingScope {
   // controller's state, 6% of a controller's move at 10^4): a scope belongs to one thread, and
   // no access to these fields stays open while other code runs (`flush` swaps the lists out
   // before it delivers anything, and releases what it delivered before it touches them again:
-  // see `CoalescingTests/aDeinitThatWritesWhileAScopeFlushesIsHeard`).
+  // see `CoalescingTests/aDeinitThatWritesWhileAScopeFlushesIsHeard(_:)`).
   @exclusivity(unchecked) var depth = 0
   @exclusivity(unchecked) private var pending: [ObjectIdentifier: _Pending] = [:]
   @exclusivity(unchecked) private var order: [_Pending] = []

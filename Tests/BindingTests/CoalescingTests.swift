@@ -296,63 +296,46 @@ private final class WritesWhenReleased: ObservableModel {
   deinit { other.age += 1 }
 }
 
+/// Where the write that a released model's deinit makes happens.
+enum DeinitWriteContext: CaseIterable, Sendable {
+  /// While a `coalesce` block's transaction is delivered.
+  case coalesceBlock
+  /// While a write's own transaction is delivered (its scope, which the thread keeps).
+  case write
+  /// The same, the write being to a nested object, so that only the delivered item holds the
+  /// model.
+  case nestedWrite
+}
+
 extension CoalescingTests {
-  // In each test, a coalesced handler drops the last reference to the model it hears, so the
-  // model is released when the flush releases the item it delivered (which held it), and its
-  // deinit writes `other` right then. That write must be heard, and so must every later one:
-  // the deinit once ran inside the flush's access to its list (a "simultaneous accesses" trap
-  // while the list had run-time exclusivity checks; without them, the write's delivery was
-  // lost, and in a write's scope, which its thread keeps, `other`'s registration never heard
-  // again).
-
-  @Test func aDeinitThatWritesWhileAScopeFlushesIsHeard() {
-    let other = User()
-    var heard: [Int] = []
-    let hearing = other.observe(\.age, options: .coalesced) { heard.append($0.newValue) }
-    var model: WritesWhenReleased? = WritesWhenReleased(other: other)
-    // Non-nil: just assigned.
-    let dropping = model!.observe(\.value, options: .coalesced) { _ in model = nil }
-    coalesce { model?.value = 1 }
-    #expect(model == nil)
-    #expect(other.age == 1)
-    #expect(heard == [1])
-    coalesce { other.age = 5 }
-    #expect(heard == [1, 5])
-    hearing.cancel()
-    dropping.cancel()
-  }
-
-  @Test func aDeinitThatWritesWhileAWriteFlushesIsHeard() {
-    let other = User()
-    var heard: [Int] = []
-    let hearing = other.observe(\.age, options: .coalesced) { heard.append($0.newValue) }
-    var model: WritesWhenReleased? = WritesWhenReleased(other: other)
-    // Non-nil: just assigned.
-    let dropping = model!.observe(\.value, options: .coalesced) { _ in model = nil }
-    model?.value = 1
-    #expect(model == nil)
-    #expect(heard == [1])
-    other.age = 5
-    other.age = 6
-    #expect(heard == [1, 5, 6])
-    hearing.cancel()
-    dropping.cancel()
-  }
-
-  /// The write is to a nested object, so only the delivered item holds the model.
-  @Test func aDeinitThatWritesWhileANestedWriteFlushesIsHeard() {
+  /// A coalesced handler drops the last reference to the model it hears, so the model is
+  /// released when the flush releases the item it delivered (which held it), and its deinit
+  /// writes `other` right then. That write must be heard, and so must every later one: the
+  /// deinit once ran inside the flush's access to its list (a "simultaneous accesses" trap while
+  /// the list had run-time exclusivity checks; without them, the write's delivery was lost, and
+  /// in a write's scope, which its thread keeps, `other`'s registration never heard again).
+  @Test(arguments: DeinitWriteContext.allCases)
+  func aDeinitThatWritesWhileAScopeFlushesIsHeard(_ context: DeinitWriteContext) {
     let other = User()
     var heard: [Int] = []
     let hearing = other.observe(\.age, options: .coalesced) { heard.append($0.newValue) }
     let address = Address(city: "x")
     var model: WritesWhenReleased? = WritesWhenReleased(other: other, address: address)
     // Non-nil: just assigned.
-    let dropping = model!.observe(\.address.city, options: .coalesced) { _ in model = nil }
-    address.city = "y"
+    let dropping =
+      context == .nestedWrite
+      ? model!.observe(\.address.city, options: .coalesced) { _ in model = nil }
+      : model!.observe(\.value, options: .coalesced) { _ in model = nil }
+    switch context {
+    case .coalesceBlock: coalesce { model?.value = 1 }
+    case .write: model?.value = 1
+    case .nestedWrite: address.city = "y"
+    }
     #expect(model == nil)
+    #expect(other.age == 1)
     #expect(heard == [1])
     other.age = 5
-    other.age = 6
+    coalesce { other.age = 6 }
     #expect(heard == [1, 5, 6])
     hearing.cancel()
     dropping.cancel()

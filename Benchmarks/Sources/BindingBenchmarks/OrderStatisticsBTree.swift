@@ -125,16 +125,22 @@ struct BTreeLimit<Shape: BTreeShape> {
     var child = leaf
     var node = leafParent[Int(leaf)]
     while node >= 0 {
-      let base = Int(node) * Self.fanout
-      var k = 0
-      while children[base + k] != child {
-        rank += Int(childCounts[base + k])
-        k += 1
-      }
+      rank += countBefore(child, in: node).count
       child = node
       node = nodeParent[Int(node)]
     }
     return rank
+  }
+
+  /// The entries in the children of `node` before `child`, and the place of `child`'s count.
+  private func countBefore(_ child: Int32, in node: Int32) -> (count: Int, at: Int) {
+    let base = Int(node) * Self.fanout
+    var (count, k) = (0, 0)
+    while children[base + k] != child {
+      count += Int(childCounts[base + k])
+      k += 1
+    }
+    return (count, base + k)
   }
 
   /// Moves `id` to its place for its new keys and returns its rank before and after.
@@ -271,13 +277,9 @@ struct BTreeLimit<Shape: BTreeShape> {
     var child = leaf
     var node = leafParent[Int(leaf)]
     while node >= 0 {
-      let base = Int(node) * Self.fanout
-      var k = 0
-      while children[base + k] != child {
-        rank += Int(childCounts[base + k])
-        k += 1
-      }
-      childCounts[base + k] -= 1
+      let (before, at) = countBefore(child, in: node)
+      rank += before
+      childCounts[at] -= 1
       child = node
       node = nodeParent[Int(node)]
     }
@@ -476,8 +478,8 @@ struct BTreeLimit<Shape: BTreeShape> {
   }
 }
 
-/// `limitMoveBody` with any `RepositioningIndex`: each change writes a random shown album's
-/// year and repositions its entry.
+/// A year change through `Tree`: each change writes a random shown album's year and
+/// repositions its entry (the limit line's move with the treap, `limitMoveBody`).
 func repositionBody<Tree: RepositioningIndex>(
   _ albums: [Album], _: Tree.Type, seed: UInt64
 ) -> (Int) -> Void {

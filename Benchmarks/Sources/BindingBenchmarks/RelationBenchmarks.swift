@@ -167,24 +167,7 @@ func naiveMoveBody(
 /// The limit line: a hand-written order-statistics tree over the same keys, repositioning the
 /// album of each year change (the same writes), with the album itself written too.
 func limitMoveBody(_ albums: [Album], seed: UInt64) -> (Int) -> Void {
-  let shown = albums.filter { !$0.isLive }
-  // Ids are offsets into `albums`; the tree holds the shown ones.
-  var idOfShown: [Int32] = []
-  for (offset, album) in albums.enumerated() where !album.isLive {
-    idOfShown.append(Int32(offset))
-  }
-  var tree = LimitTree(
-    years: albums.map(\.year), titles: albums.map(\.title), order: Array(albums.indices),
-    included: albums.map { !$0.isLive })
-  var writes = MoveWrites(rng: SplitMix64(seed: seed), count: shown.count)
-  return { count in
-    for _ in 0..<count {
-      let (index, year) = writes.next()
-      let album = shown[index]
-      album.year = year
-      blackHole(tree.reposition(idOfShown[index], year: year, title: album.title))
-    }
-  }
+  repositionBody(albums, LimitTree.self, seed: seed)
 }
 
 /// The controller's own time for appending a shown album with `insert(_:at:into:)`: from the
