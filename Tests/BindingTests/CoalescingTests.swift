@@ -1,5 +1,6 @@
 import Binding
 import Foundation
+import TestSupport
 import Testing
 
 /// `coalesce { }` and `.coalesced` registrations.
@@ -339,5 +340,67 @@ extension CoalescingTests {
     #expect(heard == [1, 5, 6])
     hearing.cancel()
     dropping.cancel()
+  }
+}
+
+extension CoalescingTests {
+  /// The class of input behind `aDeinitThatWritesWhileAScopeFlushesIsHeard`, generated: models
+  /// whose deinits write other models, released by coalesced handlers (so during a flush), by
+  /// the test between writes, or not at all; writes in and out of `coalesce` blocks, nested
+  /// ones included. After every step, each watched user's coalesced registration has heard its
+  /// current age (once it changed), so no write was lost and no registration went deaf.
+  @Test(arguments: 0..<6)
+  func deinitsThatWriteDuringDeliveriesAreAlwaysHeard(seed: Int) {
+    var rng = SplitMix64(seed: UInt64(seed) &* 0x2545_F491 &+ 7)
+    let users = (0..<3).map { _ in User() }
+    var heard: [Int?] = [nil, nil, nil]
+    let hearing = users.indices.map { index in
+      users[index].observe(\.age, options: .coalesced) { heard[index] = $0.newValue }
+    }
+    // The models alive, by number; a handler or the test drops them from here.
+    var alive: [Int: WritesWhenReleased] = [:]
+    var dropping: [ObservationToken] = []
+    var next = 0
+    func write(_ rng: inout SplitMix64) {
+      switch Int.random(in: 0..<4, using: &rng) {
+      case 0:
+        // A model that drops itself when its value is heard.
+        let number = next
+        next += 1
+        let model = WritesWhenReleased(other: users[Int.random(in: 0..<3, using: &rng)])
+        alive[number] = model
+        dropping.append(
+          model.observe(\.value, options: .coalesced) { _ in alive[number] = nil })
+      case 1:
+        if let number = alive.keys.randomElement(using: &rng) { alive[number]?.value += 1 }
+      case 2:
+        // Dropped by the test (its deinit writes now, inside any open block).
+        if let number = alive.keys.randomElement(using: &rng) { alive[number] = nil }
+      default:
+        users[Int.random(in: 0..<3, using: &rng)].age += 1
+      }
+    }
+    for step in 0..<600 {
+      switch Int.random(in: 0..<3, using: &rng) {
+      case 0:
+        write(&rng)
+      case 1:
+        coalesce {
+          for _ in 0..<Int.random(in: 1...4, using: &rng) { write(&rng) }
+        }
+      default:
+        coalesce {
+          write(&rng)
+          coalesce { write(&rng) }
+          write(&rng)
+        }
+      }
+      for index in users.indices where users[index].age != 0 {
+        #expect(heard[index] == users[index].age, "seed \(seed), step \(step), user \(index)")
+      }
+    }
+    #expect(users.map(\.age).reduce(0, +) > 0)
+    for token in hearing + dropping { token.cancel() }
+    alive.removeAll()
   }
 }
