@@ -157,19 +157,6 @@ extension RelationController {
       generation: generation)
   }
 
-  /// Claims the member `id` for a re-watch (under the lock).
-  @inlinable
-  func _claim(
-    _ id: ObjectIdentifier, _ member: _RelationMember, watch: _WatchHandle?, _ state: _State
-  ) -> _RewatchClaim {
-    let generation = member.claim &+ 1
-    state.members[id]?.rewatching = 1
-    state.members[id]?.claim = generation
-    return _RewatchClaim(
-      id: id, element: _element(member), watch: watch, config: state.config,
-      generation: generation)
-  }
-
   /// Evaluates and commits a claimed re-watch, again while something fires meanwhile.
   @inlinable
   func _rewatch(_ claim: _RewatchClaim, commit: _RewatchCommit) -> _Rewatched? {

@@ -128,10 +128,12 @@ extension RelationController {
     _work.claimSeed &+= 4_099
     var member = _RelationMember(
       object: element, label: label, occurrences: occurrences, watch: nil, fingerprint: 0)
-    member.claim = _work.claimSeed
+    member.claim = _work.claimSeed &+ 1
+    member.rewatching = 1
     let claim = _write { state in
       state.members[id] = member
-      return _claim(id, member, watch: nil, state)
+      return _RewatchClaim(
+        id: id, element: element, watch: nil, config: state.config, generation: member.claim)
     }
     // An element that announced its deletion gets no watch, and is a deleted member.
     _ = _rewatch(claim, commit: .setsBaseline)

@@ -170,39 +170,13 @@ extension OrderLabelsTests {
         == nil)
   }
 
-  /// `between` walks the retained elements and appends the new ones between them as ranges;
-  /// it places exactly what a walk over every offset places (the reference below), on random
-  /// arrays with runs of new elements at the start, the end and between, retained elements not
-  /// kept, and gaps with and without room.
-  @Test func betweenPlacesWhatAnOffsetByOffsetWalkPlaces() {
-    func reference(
-      kept keep: [Bool], retained: [Int], labels: [UInt64], count: Int
-    ) -> [(offset: Int, label: UInt64)]? {
-      var placed: [(offset: Int, label: UInt64)] = []
-      var run: [Int] = []
-      var low: UInt64 = 0
-      var next = 0
-      func flush(below high: UInt64) -> Bool {
-        guard !run.isEmpty else { return true }
-        let count = UInt64(run.count)
-        guard high > low, (high - low) / (count + 1) >= 2 else { return false }
-        let step = (high - low) / (count + 1)
-        for (k, offset) in run.enumerated() { placed.append((offset, low + step * UInt64(k + 1))) }
-        run.removeAll()
-        return true
-      }
-      for offset in 0..<count {
-        while next < retained.count && retained[next] < offset { next += 1 }
-        if next < retained.count && retained[next] == offset && keep[next] {
-          guard flush(below: labels[next]) else { return nil }
-          low = labels[next]
-        } else {
-          run.append(offset)
-        }
-      }
-      guard flush(below: .max) else { return nil }
-      return placed
-    }
+  /// `between`, on random arrays with runs of new elements at the start, the end and between,
+  /// retained elements not kept, and gaps with and without room, against what it promises
+  /// (checked gap by gap, not by a second copy of its walk): it refuses exactly when some gap
+  /// between kept labels (0 before the first, `UInt64.max` after the last) leaves fewer than 2
+  /// per element to place; otherwise it places every offset that is not kept, in order, with
+  /// labels that keep the whole array strictly increasing.
+  @Test func betweenPlacesEveryElementNotKeptInOrderOrRefusesWhenAGapIsFull() {
     var rng = SplitMix64(seed: 7)  // seeded: a failure replays
     var placedSome = 0
     var refused = 0
@@ -217,13 +191,37 @@ extension OrderLabelsTests {
         label += UInt64.random(in: 1...spacing, using: &rng)
         return label
       }
-      let expected = reference(kept: keep, retained: retained, labels: labels, count: count)
+      var keptLabel: [Int: UInt64] = [:]  // offset → label, for the kept elements
+      for (k, offset) in retained.enumerated() where keep[k] { keptLabel[offset] = labels[k] }
+      // The gaps: the number of elements to place between two kept labels.
+      var fullGap = false
+      var (low, waiting) = (UInt64(0), 0)
+      for offset in 0..<count {
+        if let high = keptLabel[offset] {
+          if waiting > 0 && (high <= low || (high - low) / UInt64(waiting + 1) < 2) {
+            fullGap = true
+          }
+          (low, waiting) = (high, 0)
+        } else {
+          waiting += 1
+        }
+      }
+      if waiting > 0 && (UInt64.max - low) / UInt64(waiting + 1) < 2 { fullGap = true }
+
       let placed = _OrderLabels.between(
         kept: keep, retained: retained, labels: labels, count: count)
-      #expect(placed?.map(\.offset) == expected?.map(\.offset))
-      #expect(placed?.map(\.label) == expected?.map(\.label))
-      if let placed, !placed.isEmpty { placedSome += 1 }
-      if placed == nil { refused += 1 }
+      #expect((placed == nil) == fullGap)
+      if let placed {
+        #expect(placed.map(\.offset) == (0..<count).filter { keptLabel[$0] == nil })
+        var all = keptLabel
+        for (offset, label) in placed { all[offset] = label }
+        let inOrder = (0..<count).compactMap { all[$0] }
+        #expect(inOrder.count == count)
+        #expect(zip(inOrder, inOrder.dropFirst()).allSatisfy { $0 < $1 })
+        if !placed.isEmpty { placedSome += 1 }
+      } else {
+        refused += 1
+      }
     }
     // Both outcomes were exercised.
     #expect(placedSome > 50)
