@@ -1,3 +1,4 @@
+import Binding
 import TestSupport
 import Testing
 
@@ -88,5 +89,29 @@ extension MemberTableTests {
     let same = table.recount(albums.map(ObjectIdentifier.init))
     #expect(same.leaving.isEmpty)
     #expect(same.labels == (0..<20).map(UInt64.init))
+  }
+
+  /// `glance` reads what the subscript's copy holds: label, deletion and fingerprint of a
+  /// member, `nil` for a stranger or a removed member.
+  @Test func glanceReadsWhatTheSubscriptHolds() {
+    let albums = (0..<10).map { Album("\($0)") }
+    var table = _MemberTable()
+    for (k, album) in albums.enumerated() {
+      let watch: _WatchHandle? = k % 3 == 0 ? nil : .lone  // `nil`: it announced its deletion
+      table[ObjectIdentifier(album)] = _RelationMember(
+        object: album, label: UInt64(100 + k), occurrences: 1, watch: watch, fingerprint: k * 7)
+    }
+    table[ObjectIdentifier(albums[4])] = nil
+    for album in albums {
+      let id = ObjectIdentifier(album)
+      let glance = table.glance(id)
+      #expect(glance?.label == table[id]?.label)
+      #expect(glance?.deleted == table[id]?.deleted)
+      #expect(glance?.fingerprint == table[id]?.fingerprint)
+    }
+    #expect(table.glance(ObjectIdentifier(albums[4])) == nil)
+    #expect(table.glance(ObjectIdentifier(albums[3]))?.deleted == true)
+    #expect(table.glance(ObjectIdentifier(albums[5]))?.fingerprint == 35)
+    #expect(table.glance(ObjectIdentifier(Album("stranger"))) == nil)
   }
 }
