@@ -3,9 +3,9 @@ import Foundation
 extension _OrderedIndex {
   #if COLLECTION_CONTROLLER_INTERNAL_CHECKS
     /// Traps unless every structural invariant holds: section keys strictly increasing, no empty
-    /// section but the permanent one, root tags, parent links, subtree sizes, the heap order of
-    /// priorities, the element order (comparator, then sequence), the identity table and the free
-    /// list.
+    /// section but the permanent one, root tags, parent links, counts and first elements, no
+    /// empty or full leaf or node, each slot's leaf, the element order (comparator, then
+    /// sequence), positions, the identity table and the free lists.
     ///
     /// Compiled only with `-D COLLECTION_CONTROLLER_INTERNAL_CHECKS` (see Package.swift).
     ///
@@ -13,66 +13,89 @@ extension _OrderedIndex {
     @inlinable
     func _checkInvariants(order checksOrder: Bool = true) {
       var total = 0
+      var linkedLeaves = 0
+      var linkedNodes = 0
       for (index, section) in _sections.enumerated() {
         if index > 0 {
           precondition(_sections[index - 1].key < section.key, "section keys out of order")
         }
         if section.root < 0 {
           precondition(section.key == permanentSectionKey, "empty section \(index) survived")
+          precondition(section.height == 0, "an empty section has a height")
           continue
         }
-        precondition(_nodes[Int(section.root)].parent == ~Int32(index), "bad root tag")
-        total += _checkSubtree(section.root)
+        precondition(
+          _parent(of: section.root, isLeaf: section.height == 0) == ~Int32(index), "bad root tag")
+        if section.height > 0 {
+          precondition(_nodeCounts[Int(section.root)] > 1, "a root node with one child")
+        }
+        let size = _checkTree(
+          section.root, height: section.height, leaves: &linkedLeaves, nodes: &linkedNodes)
+        precondition(size == count(inSection: index), "section size mismatch")
+        total += size
         var previous: Int32 = -1
         var rows = 0
-        var node = _leftmost(section.root)
-        while node >= 0 {
+        _forEachSlot(inSection: index) { slot in
           if let keys {
             if checksOrder {
               // Settled: each element's kept keys are its live keys.
-              keys.stage(_element(node))
+              keys.stage(_element(slot))
               precondition(
-                keys.stagedComparison.compare(with: node) == .orderedSame,
+                keys.stagedComparison.compare(with: slot) == .orderedSame,
                 "kept sort keys differ from the live ones in section \(index) at row \(rows)")
             }
             if previous >= 0 {
-              let order = keys.compare(previous, node)
+              let order = keys.compare(previous, slot)
               precondition(
                 order == .orderedAscending
                   || (order == .orderedSame
-                    && _nodes[Int(previous)].sequence < _nodes[Int(node)].sequence),
+                    && _slots[Int(previous)].sequence < _slots[Int(slot)].sequence),
                 "elements out of kept-key order in section \(index) at row \(rows)")
             }
           } else if checksOrder && previous >= 0 {
-            let a = _element(previous)
-            let b = _element(node)
-            let order = _comparator(a, b)
+            let order = _comparator(_element(previous), _element(slot))
             precondition(
               order == .orderedAscending
                 || (order == .orderedSame
-                  && _nodes[Int(previous)].sequence < _nodes[Int(node)].sequence),
+                  && _slots[Int(previous)].sequence < _slots[Int(slot)].sequence),
               "elements out of order in section \(index) at row \(rows)")
           }
           precondition(
-            _position(ofSlot: node) == RowPosition(section: index, row: rows), "bad rank")
+            _position(ofSlot: slot) == RowPosition(section: index, row: rows), "bad rank")
+          precondition(element(atSection: index, row: rows) === _element(slot), "bad row")
           rows += 1
-          previous = node
-          node = _successor(node)
+          previous = slot
         }
-        precondition(rows == count(inSection: index), "section size mismatch")
+        precondition(rows == size, "a walk of section \(index) found \(rows) of \(size)")
       }
       if let key = permanentSectionKey {
         precondition(sectionIndex(for: key) != nil, "the permanent section is missing")
       }
       precondition(total == count, "count \(count) but trees hold \(total)")
       var free = 0
-      var slot = _freeHead
+      var slot = _freeSlot
       while slot >= 0 {
         precondition(_elements[Int(slot)] == nil, "occupied slot on the free list")
         free += 1
-        slot = _nodes[Int(slot)].left
+        slot = _slots[Int(slot)].leaf
       }
-      precondition(free + count == _nodes.count, "leaked slots")
+      precondition(free + count == _slots.count, "leaked slots")
+      var freeLeaves = 0
+      var leaf = _freeLeaf
+      while leaf >= 0 {
+        precondition(_leafCounts[Int(leaf)] == -1, "a linked leaf on the free list")
+        freeLeaves += 1
+        leaf = _leafParents[Int(leaf)]
+      }
+      precondition(freeLeaves + linkedLeaves == _leafCounts.count, "leaked leaves")
+      var freeNodes = 0
+      var node = _freeNode
+      while node >= 0 {
+        precondition(_nodeCounts[Int(node)] == -1, "a linked node on the free list")
+        freeNodes += 1
+        node = _nodeParents[Int(node)]
+      }
+      precondition(freeNodes + linkedNodes == _nodeCounts.count, "leaked nodes")
       var mapped = 0
       for slot in _table.buckets where slot >= 0 {
         mapped += 1
@@ -84,17 +107,35 @@ extension _OrderedIndex {
         _table.buckets.isEmpty || count * 4 <= _table.buckets.count * 3, "table overloaded")
     }
 
-    /// Checks links, sizes and priorities below `root`; returns the subtree size.
+    /// Checks the tree below `tree` (a leaf when `height` is 0): parent links, counts, first
+    /// elements, fill and each slot's leaf; counts the leaves and nodes; returns its size.
     @inlinable
-    func _checkSubtree(_ root: Int32) -> Int {
-      var size = 1
-      for child in [_nodes[Int(root)].left, _nodes[Int(root)].right] where child >= 0 {
-        precondition(_nodes[Int(child)].parent == root, "bad parent link")
-        precondition(Self._priority(child) < Self._priority(root), "heap order violated")
-        size += _checkSubtree(child)
+    func _checkTree(_ tree: Int32, height: Int32, leaves: inout Int, nodes: inout Int) -> Int {
+      if height == 0 {
+        leaves += 1
+        let size = Int(_leafCounts[Int(tree)])
+        precondition(size > 0 && size < leafCapacity, "a leaf holds \(size)")
+        for k in 0..<size {
+          let slot = _leafEntries[Int(tree) * leafCapacity + k]
+          precondition(_elements[Int(slot)] != nil, "a free slot in a leaf")
+          precondition(_slots[Int(slot)].leaf == tree, "a slot's leaf is wrong")
+        }
+        return size
       }
-      precondition(Int(_nodes[Int(root)].size) == size, "bad subtree size")
-      precondition(_elements[Int(root)] != nil, "free slot linked into a tree")
+      nodes += 1
+      let children = Int(_nodeCounts[Int(tree)])
+      precondition(children > 0 && children < fanout, "a node has \(children) children")
+      precondition(_nodeIsBottom[Int(tree)] == (height == 1), "a node's level is wrong")
+      var size = 0
+      for k in 0..<children {
+        let at = Int(tree) * fanout + k
+        let child = _children[at]
+        precondition(_parent(of: child, isLeaf: height == 1) == tree, "bad parent link")
+        let childSize = _checkTree(child, height: height - 1, leaves: &leaves, nodes: &nodes)
+        precondition(Int(_childCounts[at]) == childSize, "bad child count")
+        precondition(_childFirsts[at] == _first(of: child, isLeaf: height == 1), "bad first")
+        size += childSize
+      }
       return size
     }
   #else

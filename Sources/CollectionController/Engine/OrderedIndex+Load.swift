@@ -101,59 +101,81 @@ extension _OrderedIndex {
   /// Builds the content from `load`, prepared by `prepareLoad` on this index with no change
   /// since; compares nothing (no user code runs).
   ///
-  /// Each section's tree is built from its elements in order in one pass (a Cartesian tree
-  /// by the fixed slot priorities, with a stack), so the result is the treap that inserting
-  /// them one by one would give.
+  /// Each section's tree is built bottom up from its elements in order: leaves filled to three
+  /// quarters, then nodes of three quarters, until one root holds them all, so that the next
+  /// insertions split nothing.
   ///
   /// - Complexity: O(n + s).
   @inlinable
   mutating func load(_ load: Load) {
     precondition(count == 0, "a bulk load needs an empty index")
-    _nodes.removeAll(keepingCapacity: true)
+    _slots.removeAll(keepingCapacity: true)
     _elements.removeAll(keepingCapacity: true)
-    _freeHead = -1
+    _freeSlot = -1
+    _removeAllTrees(keepingCapacity: true)
     _table.removeAll()
     // A sixteenth more than the elements: the first appends after a load do not move every
-    // node (a growth copies the whole array: about 10 ms at 10^6), for 2 bytes per element.
+    // slot (a growth copies the whole array: about 10 ms at 10^6), for 2 bytes per element.
     reserveCapacity(load.elements.count + load.elements.count / 16)
     for offset in load.elements.indices {
       let slot = _allocate(load.elements[offset], sequence: load.sequences[offset])
       precondition(slot == Int32(offset), "a bulk load allocates slots in order")
     }
     _sections.removeAll(keepingCapacity: true)
-    var stack: [Int32] = []
+    let perLeaf = leafCapacity * 3 / 4
+    let perNode = fanout * 3 / 4
+    // The trees of one level: each with its element count and first slot.
+    var level: [(tree: Int32, count: Int32, first: Int32)] = []
+    var next: [(tree: Int32, count: Int32, first: Int32)] = []
     for section in load.sections {
-      stack.removeAll(keepingCapacity: true)
-      for position in section.range {
-        let slot = load.order[position]
-        let priority = Self._priority(slot)
-        var last: Int32 = -1
-        while let top = stack.last, Self._priority(top) < priority {
-          _finishSize(top)
-          last = stack.removeLast()
-        }
-        _nodes[Int(slot)].left = last
-        if last >= 0 { _nodes[Int(last)].parent = slot }
-        if let top = stack.last {
-          _nodes[Int(top)].right = slot
-          _nodes[Int(slot)].parent = top
-        }
-        stack.append(slot)
+      guard !section.range.isEmpty else {
+        _sections.append(_Section(key: section.key, root: -1, isPermanent: section.isPermanent))
+        continue
       }
-      // The bottom of the stack has the highest priority: the root.
-      let root = stack.first ?? -1
-      while let top = stack.popLast() { _finishSize(top) }
-      _sections.append(_Section(key: section.key, root: root, isPermanent: section.isPermanent))
+      level.removeAll(keepingCapacity: true)
+      for start in stride(from: section.range.lowerBound, to: section.range.upperBound, by: perLeaf)
+      {
+        let end = min(start + perLeaf, section.range.upperBound)
+        let leaf = _newLeaf()
+        let base = Int(leaf) * leafCapacity
+        for position in start..<end {
+          let slot = load.order[position]
+          _leafEntries[base + position - start] = slot
+          _slots[Int(slot)].leaf = leaf
+        }
+        _leafCounts[Int(leaf)] = Int32(end - start)
+        level.append((leaf, Int32(end - start), load.order[start]))
+      }
+      var height: Int32 = 0
+      while level.count > 1 {
+        next.removeAll(keepingCapacity: true)
+        for start in stride(from: 0, to: level.count, by: perNode) {
+          let end = min(start + perNode, level.count)
+          let node = _newNode(isBottom: height == 0)
+          let base = Int(node) * fanout
+          var total: Int32 = 0
+          for k in start..<end {
+            let child = level[k]
+            _children[base + k - start] = child.tree
+            _childCounts[base + k - start] = child.count
+            _childFirsts[base + k - start] = child.first
+            _setParent(of: child.tree, isLeaf: height == 0, to: node)
+            total += child.count
+          }
+          _nodeCounts[Int(node)] = Int32(end - start)
+          next.append((node, total, level[start].first))
+        }
+        swap(&level, &next)
+        height += 1
+      }
+      _sections.append(
+        _Section(
+          key: section.key, root: level[0].tree, height: height,
+          isPermanent: section.isPermanent))
     }
     _retagRoots(from: 0)
     for slot in 0..<Int32(load.elements.count) { _tableInsert(slot) }
     count = load.elements.count
     _version &+= 1
-  }
-
-  /// Sets the size of `node` from its children's (which are final).
-  @inlinable
-  mutating func _finishSize(_ node: Int32) {
-    _nodes[Int(node)].size = _childSizes(Int(node)) + 1
   }
 }

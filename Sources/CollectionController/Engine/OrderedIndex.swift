@@ -4,14 +4,24 @@ import Foundation
 /// ordered by key, and ordered inside a section by a comparator with ties broken by a sequence
 /// number.
 ///
-/// Elements are identified by `ObjectIdentifier`, never by `==`. Each section is a treap (a binary
-/// search tree balanced by heap-ordered priorities) with subtree sizes, so a row is an order
-/// statistic. All treaps share one contiguous pool of 32-byte struct nodes that hold the element,
-/// its sequence number, `Int32` links (left, right, parent) and the subtree size. The priority of a
-/// node is a fixed hash of its slot number, so the structure is deterministic and stores no
-/// priority. Freed slots are reused through a free list. An open-addressing table of `Int32` slot
-/// numbers maps an identity to its node, so finding, removing and locating an element by identity
-/// needs no comparison.
+/// Elements are identified by `ObjectIdentifier`, never by `==`. Each element has a slot: a
+/// 24-byte record of its identity, its sequence number and its leaf, beside the element itself.
+/// Each section is a B+tree with counts, so a row is an order statistic:
+///
+/// - **Leaves** hold up to `leafCapacity - 1` slot numbers in order (`Int32`, one run of
+///   `leafCapacity` per leaf in one flat array), with their count and parent.
+/// - **Nodes** hold up to `fanout - 1` children, each with the number of elements below it and
+///   the slot of its first element, which routes a descent: a comparison with a child's first
+///   element compares live (or kept) keys, so no separator copy of a key goes stale.
+/// - A leaf or node that fills up splits in two; one that empties is unlinked; one that falls
+///   to a quarter merges with a neighbour when both fit in three quarters of one; a root with
+///   one child hands the section to it. So the height follows the count, not the history.
+///
+/// Leaves and nodes are reused through free lists, slots too. An open-addressing table of
+/// `Int32` slot numbers maps an identity to its slot, so finding, removing and locating an
+/// element by identity needs no comparison. A position is the element's offset in its leaf plus,
+/// per level, the counts of the children before it: a leaf and a few nodes, where a binary tree
+/// walks 20–30 nodes (one cache miss each at 10^6).
 ///
 /// The comparator reads live element properties, so an element whose sort or section key changed
 /// must be removed **before** any other element is inserted, then inserted again:
@@ -31,49 +41,43 @@ import Foundation
 /// passes a constant key as the permanent section key and gets exactly one section at all times;
 /// the change-set builder then never reports that section as inserted or deleted.
 ///
-/// Memory: 32 bytes per node plus 4 bytes per identity-table bucket (load factor at most 3/4),
-/// about 37–43 bytes per element, plus whatever the arrays hold in reserve after growth.
+/// Memory: 32 bytes per slot (record and element), 4 bytes per identity-table bucket (load
+/// factor at most 3/4) and 4 bytes per leaf entry (leaves between a quarter and full, three
+/// quarters after a bulk load): about 45 bytes per element after a load, plus a leaf and a node
+/// per section.
 ///
-/// - Complexity: With *n* elements and *s* sections, insertion, removal, locating an element and
-///   reading by position take expected O(log n) time (plus O(log s) key comparisons to find a
-///   section and O(s) when a section appears or disappears; the sections that a batch of
-///   removals, `remove(contentsOf:)`, empties cost O(s) once).
-///
-/// Measured (2026-11, Swift 6.3.1 release, 2-core Linux VM; a throwaway executable compiling
-/// these sources, elements are small final classes with a random `Int` key compared by a closure;
-/// 200,000 operations per figure; memory is the `mallinfo2()` delta `uordblks + hblkhd` over
-/// building the index, without `reserveCapacity`):
-///
-/// | n    | remove + reinsert | position(of:) | one-move transaction + change set | bytes/elt |
-/// |------|-------------------|---------------|-----------------------------------|-----------|
-/// | 10^4 | 0.6 µs            | 0.11 µs       | 2.1 µs                            | 60        |
-/// | 10^5 | 1.3–1.6 µs        | 0.25–0.4 µs   | 3.1–3.6 µs                        | 52        |
-/// | 10^6 | 4.7–5.0 µs        | 1.3–1.6 µs    | 6.8–7.3 µs                        | 42        |
-///
-/// At 10^6 the cost is cache misses: about 25 tree levels of nodes plus the element read by each
-/// comparison. (Bytes per element swing with array growth: 39–43 after `reserveCapacity(n)`.)
+/// - Complexity: With *n* elements and *s* sections, insertion takes O(log n) comparisons;
+///   insertion, removal, locating an element and reading by position take O(log n) time
+///   (plus O(log s) key comparisons to find a section and O(s) when a section appears or
+///   disappears; the sections that a batch of removals, `remove(contentsOf:)`, empties cost O(s)
+///   once).
 @usableFromInline
 struct _OrderedIndex<Element: AnyObject, SectionKey: Hashable & Comparable>: ~Copyable {
   /// Compares two elements by their live sort keys; `.orderedSame` falls back to sequence numbers.
   @usableFromInline
   typealias Comparator = (Element, Element) -> ComparisonResult
 
-  /// A section: its key and the root slot of its tree (`-1` when empty).
+  /// A section: its key and the root of its tree.
   @usableFromInline
   struct _Section {
     @usableFromInline
     var key: SectionKey
+    /// The root: a leaf when `height` is 0, else a node; `-1` when the section is empty.
     @usableFromInline
     var root: Int32
+    /// The number of node levels above the leaves.
+    @usableFromInline
+    var height: Int32 = 0
     /// Whether it is the permanent section (known without comparing keys, so that removing an
     /// element never runs the key type's `==`, which may be user code).
     @usableFromInline
     var isPermanent = false
 
     @inlinable
-    init(key: SectionKey, root: Int32, isPermanent: Bool = false) {
+    init(key: SectionKey, root: Int32, height: Int32 = 0, isPermanent: Bool = false) {
       self.key = key
       self.root = root
+      self.height = height
       self.isPermanent = isPermanent
     }
   }
@@ -87,15 +91,52 @@ struct _OrderedIndex<Element: AnyObject, SectionKey: Hashable & Comparable>: ~Co
   /// The key of the section that exists even when it holds no element, if any.
   @usableFromInline
   let permanentSectionKey: SectionKey?
-  /// The tree links of every slot (a plain, non-generic struct, so that walking the trees
-  /// copies no element and needs no generic metadata, even in unspecialised code).
+  /// Slot numbers per leaf (one leaf is `leafCapacity` entries; a leaf never stays full).
   @usableFromInline
-  var _nodes: ContiguousArray<_IndexNode> = []
-  /// The element of every slot, `nil` for a free slot (parallel to `_nodes`).
+  let leafCapacity: Int
+  /// Children per node (a node never stays full).
+  @usableFromInline
+  let fanout: Int
+  /// The record of every slot (a plain, non-generic struct, so that walks copy no element and
+  /// need no generic metadata, even in unspecialised code).
+  @usableFromInline
+  var _slots: ContiguousArray<_IndexSlot> = []
+  /// The element of every slot, `nil` for a free slot (parallel to `_slots`).
   @usableFromInline
   var _elements: ContiguousArray<Element?> = []
   @usableFromInline
-  var _freeHead: Int32 = -1
+  var _freeSlot: Int32 = -1
+  /// The slots of each leaf, `leafCapacity` entries per leaf.
+  @usableFromInline
+  var _leafEntries: ContiguousArray<Int32> = []
+  /// The number of slots in each leaf, `-1` for a free leaf.
+  @usableFromInline
+  var _leafCounts: ContiguousArray<Int32> = []
+  /// The parent node of each leaf, `~sectionIndex` for a root, the next free leaf for a free one.
+  @usableFromInline
+  var _leafParents: ContiguousArray<Int32> = []
+  @usableFromInline
+  var _freeLeaf: Int32 = -1
+  /// The children of each node, `fanout` entries per node.
+  @usableFromInline
+  var _children: ContiguousArray<Int32> = []
+  /// The number of elements below each child (parallel to `_children`).
+  @usableFromInline
+  var _childCounts: ContiguousArray<Int32> = []
+  /// The slot of the first element below each child (parallel to `_children`).
+  @usableFromInline
+  var _childFirsts: ContiguousArray<Int32> = []
+  /// The number of children of each node, `-1` for a free node.
+  @usableFromInline
+  var _nodeCounts: ContiguousArray<Int32> = []
+  /// The parent of each node, `~sectionIndex` for a root, the next free node for a free one.
+  @usableFromInline
+  var _nodeParents: ContiguousArray<Int32> = []
+  /// Whether each node's children are leaves.
+  @usableFromInline
+  var _nodeIsBottom: ContiguousArray<Bool> = []
+  @usableFromInline
+  var _freeNode: Int32 = -1
   @usableFromInline
   var _sections: ContiguousArray<_Section> = []
   /// Identity table: element identities to slots.
@@ -113,11 +154,20 @@ struct _OrderedIndex<Element: AnyObject, SectionKey: Hashable & Comparable>: ~Co
   /// - Parameters:
   ///   - permanentSectionKey: The key of a section that exists even when empty (pass the constant
   ///     key of an unsectioned controller), or `nil` for sections that come and go with elements.
+  ///   - leafCapacity: Slots per leaf (at least 4); tests make it small so that leaves and nodes
+  ///     split and merge often.
+  ///   - fanout: Children per node (at least 4).
   ///   - comparator: Orders two elements of one section by their live sort keys.
   @inlinable
-  init(permanentSectionKey: SectionKey? = nil, comparator: @escaping Comparator) {
+  init(
+    permanentSectionKey: SectionKey? = nil, leafCapacity: Int = _IndexShape.leafCapacity,
+    fanout: Int = _IndexShape.fanout, comparator: @escaping Comparator
+  ) {
+    precondition(leafCapacity >= 4 && fanout >= 4, "leaves and nodes need room for 4")
     self._comparator = comparator
     self.permanentSectionKey = permanentSectionKey
+    self.leafCapacity = leafCapacity
+    self.fanout = fanout
     if let key = permanentSectionKey {
       _sections.append(_Section(key: key, root: -1, isPermanent: true))
     }
@@ -126,7 +176,7 @@ struct _OrderedIndex<Element: AnyObject, SectionKey: Hashable & Comparable>: ~Co
   /// Reserves room for `capacity` elements so that growth does not reallocate.
   @inlinable
   mutating func reserveCapacity(_ capacity: Int) {
-    _nodes.reserveCapacity(capacity)
+    _slots.reserveCapacity(capacity)
     _elements.reserveCapacity(capacity)
     _reserveTable(capacity)
   }
@@ -169,10 +219,16 @@ extension _OrderedIndex {
 
   /// The number of elements in the section at `section`.
   ///
-  /// - Complexity: O(1).
+  /// - Complexity: O(fanout).
   @inlinable
   func count(inSection section: Int) -> Int {
-    Int(_size(_sections[section].root))
+    let root = _sections[section]
+    if root.root < 0 { return 0 }
+    if root.height == 0 { return Int(_leafCounts[Int(root.root)]) }
+    let base = Int(root.root) * fanout
+    var total = 0
+    for k in 0..<Int(_nodeCounts[Int(root.root)]) { total += Int(_childCounts[base + k]) }
+    return total
   }
 
   /// Whether the element with identity `id` is in the index.
@@ -198,7 +254,7 @@ extension _OrderedIndex {
   @inlinable
   func sequence(for id: ObjectIdentifier) -> UInt64? {
     let slot = _find(id)
-    return slot < 0 ? nil : _nodes[Int(slot)].sequence
+    return slot < 0 ? nil : _slots[Int(slot)].sequence
   }
 
   /// The position of the element with identity `id`, or `nil` if it is not in the index.
@@ -223,30 +279,28 @@ extension _OrderedIndex {
 
   /// The element at `row` of the section at `section`.
   ///
-  /// - Complexity: Expected O(log n).
+  /// - Complexity: O(log n).
   @inlinable
   func element(atSection section: Int, row: Int) -> Element {
     precondition(
       section >= 0 && section < _sections.count, "section \(section) out of range")
+    precondition(row >= 0 && row < count(inSection: section), "row \(row) out of range")
     var node = _sections[section].root
-    precondition(row >= 0 && row < Int(_size(node)), "row \(row) out of range")
     var rank = Int32(row)
-    while true {
-      let leftSize = _size(_nodes[Int(node)].left)
-      if rank < leftSize {
-        node = _nodes[Int(node)].left
-      } else if rank == leftSize {
-        return _element(node)
-      } else {
-        rank -= leftSize + 1
-        node = _nodes[Int(node)].right
+    for _ in 0..<_sections[section].height {
+      var at = Int(node) * fanout
+      while rank >= _childCounts[at] {
+        rank -= _childCounts[at]
+        at += 1
       }
+      node = _children[at]
     }
+    return _element(_leafEntries[Int(node) * leafCapacity + Int(rank)])
   }
 
   /// The element at `position`.
   ///
-  /// - Complexity: Expected O(log n).
+  /// - Complexity: O(log n).
   @inlinable
   func element(at position: RowPosition) -> Element {
     element(atSection: position.section, row: position.row)
@@ -257,10 +311,35 @@ extension _OrderedIndex {
   /// - Complexity: O(k), where *k* is the number of elements in the section.
   @inlinable
   func forEach(inSection section: Int, _ body: (Element) throws -> Void) rethrows {
-    var node = _leftmost(_sections[section].root)
-    while node >= 0 {
-      try body(_element(node))
-      node = _successor(node)
+    try _forEachSlot(inSection: section) { try body(_element($0)) }
+  }
+
+  /// Calls `body` with each slot of the section at `section`, in order.
+  @inlinable
+  func _forEachSlot(inSection section: Int, _ body: (Int32) throws -> Void) rethrows {
+    let root = _sections[section]
+    guard root.root >= 0 else { return }
+    // The path from the root to the current leaf: each node with the child being visited.
+    var path: [(node: Int32, at: Int)] = []
+    var node = root.root
+    for _ in 0..<root.height {
+      path.append((node, 0))
+      node = _children[Int(node) * fanout]
+    }
+    while true {
+      let base = Int(node) * leafCapacity
+      for k in 0..<Int(_leafCounts[Int(node)]) { try body(_leafEntries[base + k]) }
+      // Up to the nearest node with a next child, then down its first children.
+      while let last = path.last, last.at + 1 >= Int(_nodeCounts[Int(last.node)]) {
+        path.removeLast()
+      }
+      guard !path.isEmpty else { return }
+      path[path.count - 1].at += 1
+      node = _children[Int(path[path.count - 1].node) * fanout + path[path.count - 1].at]
+      while path.count < Int(root.height) {
+        path.append((node, 0))
+        node = _children[Int(node) * fanout]
+      }
     }
   }
 
@@ -307,14 +386,14 @@ extension _OrderedIndex {
   /// Every element in the index must have its current sort keys (remove changed elements first).
   ///
   /// - Precondition: The element is not in the index.
-  /// - Complexity: Expected O(log n) comparisons, plus O(s) when the section is new.
+  /// - Complexity: O(log n) comparisons, plus O(s) when the section is new.
   @inlinable
   mutating func insert(_ element: Element, sectionKey: SectionKey, sequence: UInt64) {
     let point = insertionPoint(for: element, sectionKey: sectionKey, sequence: sequence)
     insert(element, sequence: sequence, at: point)
   }
 
-  /// Where an element goes: the section and the leaf link it hangs from.
+  /// Where an element goes: the section, and the leaf and offset in it.
   ///
   /// Found by comparisons alone, with no change to the index, so that the comparator (user code)
   /// can run while no lock is held: an index whose only writer finds the point and then inserts
@@ -330,20 +409,27 @@ extension _OrderedIndex {
     /// Where a new section goes (its index after insertion), when `section` is `nil`.
     @usableFromInline
     var newSection: Int
-    /// The node the element hangs from, or -1 when the section is empty or new.
+    /// The leaf the element goes into, or -1 when the section is empty or new.
     @usableFromInline
-    var parent: Int32
-    /// Whether it hangs as `parent`'s left child.
+    var leaf: Int32
+    /// The element's offset in `leaf`.
     @usableFromInline
-    var goesLeft: Bool
+    var offset: Int
+    /// The index's version when the point was found.
+    @usableFromInline
+    var version: UInt64
 
     @inlinable
-    init(sectionKey: SectionKey, section: Int?, newSection: Int, parent: Int32, goesLeft: Bool) {
+    init(
+      sectionKey: SectionKey, section: Int?, newSection: Int, leaf: Int32, offset: Int,
+      version: UInt64
+    ) {
       self.sectionKey = sectionKey
       self.section = section
       self.newSection = newSection
-      self.parent = parent
-      self.goesLeft = goesLeft
+      self.leaf = leaf
+      self.offset = offset
+      self.version = version
     }
   }
 
@@ -351,7 +437,7 @@ extension _OrderedIndex {
   ///
   /// The point is valid until the index is next changed.
   ///
-  /// - Complexity: Expected O(log n) comparisons, plus O(log s) key comparisons.
+  /// - Complexity: O(log n) comparisons, plus O(log s) key comparisons.
   @inlinable
   func insertionPoint(
     for element: Element, sectionKey: SectionKey, sequence: UInt64
@@ -362,42 +448,77 @@ extension _OrderedIndex {
     let lowerBound = _sectionLowerBound(sectionKey)
     guard lowerBound < _sections.count && _sections[lowerBound].key == sectionKey else {
       return InsertionPoint(
-        sectionKey: sectionKey, section: nil, newSection: lowerBound, parent: -1, goesLeft: false)
+        sectionKey: sectionKey, section: nil, newSection: lowerBound, leaf: -1, offset: 0,
+        version: _version)
     }
     let section = lowerBound
-    var parent: Int32 = -1
-    var goesLeft = false
-    var node = _sections[section].root
+    let root = _sections[section]
+    guard root.root >= 0 else {
+      return InsertionPoint(
+        sectionKey: sectionKey, section: section, newSection: section, leaf: -1, offset: 0,
+        version: _version)
+    }
+    // Locals, not `self`: a closure over `self` copies the whole (generic) index.
+    let slots = _slots
+    let leaf: Int32
+    let offset: Int
     if let comparison = keys?.stagedComparison {
-      // The kept keys' stores, called without retaining them (see `_StagedComparison`). Two
-      // loops, because an optional `comparison` would be copied at every step.
-      while node >= 0 {
-        parent = node
-        goesLeft = Self._orders(comparison.compare(with: node), sequence, before: node, _nodes)
-        node = goesLeft ? _nodes[Int(node)].left : _nodes[Int(node)].right
+      // The kept keys' stores, called without retaining them (see `_StagedComparison`).
+      (leaf, offset) = _descend(root.root, height: root.height) {
+        Self._orders(comparison.compare(with: $0), sequence, before: $0, slots)
       }
     } else {
-      while node >= 0 {
-        parent = node
-        let order = _comparator(element, _element(node))
-        goesLeft = Self._orders(order, sequence, before: node, _nodes)
-        node = goesLeft ? _nodes[Int(node)].left : _nodes[Int(node)].right
+      let comparator = _comparator
+      let elements = _elements
+      (leaf, offset) = _descend(root.root, height: root.height) {
+        // Safe: only occupied slots (which always hold an element) are linked into leaves.
+        Self._orders(comparator(element, elements[Int($0)]!), sequence, before: $0, slots)
       }
     }
     return InsertionPoint(
-      sectionKey: sectionKey, section: section, newSection: section, parent: parent,
-      goesLeft: goesLeft)
+      sectionKey: sectionKey, section: section, newSection: section, leaf: leaf, offset: offset,
+      version: _version)
+  }
+
+  /// The leaf below `root` where an element goes, and its offset there, given whether it goes
+  /// before the element in a slot: a binary search of the children's first elements per node,
+  /// then of the leaf.
+  @inlinable
+  @inline(__always)
+  func _descend(
+    _ root: Int32, height: Int32, goesBefore: (Int32) -> Bool
+  ) -> (leaf: Int32, offset: Int) {
+    var node = root
+    for _ in 0..<height {
+      let base = Int(node) * fanout
+      // The last child whose first element does not come after the element (the first child
+      // takes what comes before all of them).
+      var (low, high) = (1, Int(_nodeCounts[Int(node)]))
+      while low < high {
+        let middle = (low + high) / 2
+        if goesBefore(_childFirsts[base + middle]) { high = middle } else { low = middle + 1 }
+      }
+      node = _children[base + low - 1]
+    }
+    let base = Int(node) * leafCapacity
+    var (low, high) = (0, Int(_leafCounts[Int(node)]))
+    while low < high {
+      let middle = (low + high) / 2
+      if goesBefore(_leafEntries[base + middle]) { high = middle } else { low = middle + 1 }
+    }
+    return (node, low)
   }
 
   /// Inserts `element` at `point`, found by `insertionPoint(for:sectionKey:sequence:)` with no
   /// change to the index since; compares no elements and no section keys.
   ///
   /// - Precondition: The element is not in the index.
-  /// - Complexity: Expected O(log n), plus O(s) when the section is new.
+  /// - Complexity: O(log n), plus O(s) when the section is new.
   @inlinable
   mutating func insert(_ element: Element, sequence: UInt64, at point: InsertionPoint) {
+    precondition(point.version == _version, "stale insertion point")
     precondition(_find(ObjectIdentifier(element)) < 0, "the element is already in the index")
-    precondition(count < Int(Int32.max) - 1, "too many elements for 32-bit node links")
+    precondition(count < Int(Int32.max) - 1, "too many elements for 32-bit slot numbers")
     let section: Int
     if let existing = point.section {
       section = existing
@@ -408,35 +529,51 @@ extension _OrderedIndex {
     }
     let slot = _allocate(element, sequence: sequence)
     keys?.keepStaged(at: slot, for: element)
-    let parent = point.parent
-    if parent < 0 {
+    if point.leaf < 0 {
       precondition(_sections[section].root < 0, "stale insertion point")
-      _sections[section].root = slot
-      _nodes[Int(slot)].parent = ~Int32(section)
+      let leaf = _newLeaf()
+      _leafEntries[Int(leaf) * leafCapacity] = slot
+      _leafCounts[Int(leaf)] = 1
+      _leafParents[Int(leaf)] = ~Int32(section)
+      _slots[Int(slot)].leaf = leaf
+      _sections[section].root = leaf
+      _sections[section].height = 0
     } else {
-      if point.goesLeft {
-        precondition(_nodes[Int(parent)].left < 0, "stale insertion point")
-        _nodes[Int(parent)].left = slot
-      } else {
-        precondition(_nodes[Int(parent)].right < 0, "stale insertion point")
-        _nodes[Int(parent)].right = slot
-      }
-      _nodes[Int(slot)].parent = parent
-      var ancestor = parent
-      while ancestor >= 0 {
-        _nodes[Int(ancestor)].size += 1
-        ancestor = _nodes[Int(ancestor)].parent
-      }
-      let priority = Self._priority(slot)
-      while true {
-        let up = _nodes[Int(slot)].parent
-        if up < 0 || Self._priority(up) > priority { break }
-        _rotateUp(slot)
-      }
+      _insert(slot, into: point.leaf, at: point.offset)
     }
     _tableInsert(slot)
     count += 1
     _version &+= 1
+  }
+
+  /// Puts `slot` at `offset` in `leaf`, counts it in every node above, and splits the leaf if
+  /// it is full.
+  @inlinable
+  mutating func _insert(_ slot: Int32, into leaf: Int32, at offset: Int) {
+    let base = Int(leaf) * leafCapacity
+    let last = Int(_leafCounts[Int(leaf)])
+    var k = last
+    while k > offset {
+      _leafEntries[base + k] = _leafEntries[base + k - 1]
+      k -= 1
+    }
+    _leafEntries[base + offset] = slot
+    _leafCounts[Int(leaf)] = Int32(last + 1)
+    _slots[Int(slot)].leaf = leaf
+    var first = offset == 0
+    var child = leaf
+    var node = _leafParents[Int(leaf)]
+    while node >= 0 {
+      let at = _place(of: child, in: node)
+      _childCounts[at] += 1
+      if first {
+        _childFirsts[at] = slot
+        first = at == Int(node) * fanout
+      }
+      child = node
+      node = _nodeParents[Int(node)]
+    }
+    if last + 1 == leafCapacity { _splitLeaf(leaf) }
   }
 
   /// Removes the element with identity `id`, without comparing elements.
@@ -444,7 +581,7 @@ extension _OrderedIndex {
   /// - Returns: The key of the element's section and its position before removal, or `nil` if
   ///   the element was not in the index. The position's section index is the old one, even when
   ///   the removal deletes the section.
-  /// - Complexity: Expected O(log n), plus O(s) when the section disappears.
+  /// - Complexity: O(log n), plus O(s) when the section disappears.
   @discardableResult
   @inlinable
   mutating func remove(_ id: ObjectIdentifier) -> (sectionKey: SectionKey, position: RowPosition)? {
@@ -459,9 +596,9 @@ extension _OrderedIndex {
   /// Removes the elements with identities `ids` (those in the index), without comparing
   /// elements, then at once the sections they left empty.
   ///
-  /// - Complexity: Expected O(k log n) for k identities, plus O(s) once if a section
-  ///   disappears. (Removing them one by one costs O(s) for each section that disappears, the
-  ///   later sections' shift and their roots' tags: quadratic when one transaction empties many
+  /// - Complexity: O(k log n) for k identities, plus O(s) once if a section disappears.
+  ///   (Removing them one by one costs O(s) for each section that disappears, the later
+  ///   sections' shift and their roots' tags: quadratic when one transaction empties many
   ///   sections, 0.6 s for 4x10^4 one-element sections.)
   @inlinable
   mutating func remove(contentsOf ids: some Sequence<ObjectIdentifier>) {
@@ -476,53 +613,40 @@ extension _OrderedIndex {
   /// Removes the element in `slot`, whose identity is `id`; a section it leaves empty is
   /// removed too, or kept (for `_removeEmptySections()`) if `keep` is set, so that no section
   /// index shifts. Returns whether it left its section empty.
-  ///
-  /// Its section matters only if it is a root once rotated down, and a root's parent link is
-  /// its section's tag: no walk up the tree finds it (each node of a walk is a cache miss at
-  /// 10^6 elements).
   @inlinable
   @discardableResult
   mutating func _remove(
     _ slot: Int32, id: ObjectIdentifier, keepingEmptySection keep: Bool
   ) -> Bool {
-    var emptied = false
     _tableRemove(slot, id: id)
-    // Rotate the node down until it has at most one child, then splice it out.
-    while true {
-      let left = _nodes[Int(slot)].left
-      let right = _nodes[Int(slot)].right
-      if left < 0 || right < 0 { break }
-      _rotateUp(Self._priority(left) > Self._priority(right) ? left : right)
-    }
-    let child = _nodes[Int(slot)].left >= 0 ? _nodes[Int(slot)].left : _nodes[Int(slot)].right
-    let parent = _nodes[Int(slot)].parent
-    if child >= 0 { _nodes[Int(child)].parent = parent }
-    if parent >= 0 {
-      if _nodes[Int(parent)].left == slot {
-        _nodes[Int(parent)].left = child
-      } else {
-        _nodes[Int(parent)].right = child
+    let leaf = _slots[Int(slot)].leaf
+    let base = Int(leaf) * leafCapacity
+    let last = Int(_leafCounts[Int(leaf)]) - 1
+    let offset = _offset(of: slot, in: leaf)
+    for k in offset..<last { _leafEntries[base + k] = _leafEntries[base + k + 1] }
+    _leafCounts[Int(leaf)] = Int32(last)
+    // Counts on the way up, and the leaf's new first element while it is a first child.
+    var first = offset == 0 && last > 0
+    var child = leaf
+    var node = _leafParents[Int(leaf)]
+    while node >= 0 {
+      let at = _place(of: child, in: node)
+      _childCounts[at] -= 1
+      if first {
+        _childFirsts[at] = _leafEntries[base]
+        first = at == Int(node) * fanout
       }
-      var ancestor = parent
-      while ancestor >= 0 {
-        _nodes[Int(ancestor)].size -= 1
-        ancestor = _nodes[Int(ancestor)].parent
-      }
-    } else {
-      let section = Int(~parent)
-      _sections[section].root = child
-      if child < 0 && !_sections[section].isPermanent {
-        emptied = true
-        if !keep {
-          _sections.remove(at: section)
-          _retagRoots(from: section)
-        }
-      }
+      child = node
+      node = _nodeParents[Int(node)]
     }
     _free(slot)
     count -= 1
     _version &+= 1
-    return emptied
+    if last == 0 {
+      return _unlink(leaf, isLeaf: true, keepingEmptySection: keep)
+    }
+    if last <= leafCapacity / 4 { _merge(leaf, isLeaf: true) }
+    return false
   }
 
   /// Replaces the sequence number of the element with identity `id`, in place.
@@ -537,7 +661,7 @@ extension _OrderedIndex {
   mutating func setSequence(_ id: ObjectIdentifier, to sequence: UInt64) -> Bool {
     let slot = _find(id)
     guard slot >= 0 else { return false }
-    _nodes[Int(slot)].sequence = sequence
+    _slots[Int(slot)].sequence = sequence
     return true
   }
 
@@ -546,9 +670,10 @@ extension _OrderedIndex {
   /// - Complexity: O(n).
   @inlinable
   mutating func removeAll() {
-    _nodes.removeAll()
+    _slots.removeAll()
     _elements.removeAll()
-    _freeHead = -1
+    _freeSlot = -1
+    _removeAllTrees()
     _table.removeAll()
     keys?.removeAll()
     _sections.removeAll()
@@ -558,157 +683,390 @@ extension _OrderedIndex {
     count = 0
     _version &+= 1
   }
+
+  /// Forgets every leaf and node.
+  @inlinable
+  mutating func _removeAllTrees(keepingCapacity: Bool = false) {
+    _leafEntries.removeAll(keepingCapacity: keepingCapacity)
+    _leafCounts.removeAll(keepingCapacity: keepingCapacity)
+    _leafParents.removeAll(keepingCapacity: keepingCapacity)
+    _freeLeaf = -1
+    _children.removeAll(keepingCapacity: keepingCapacity)
+    _childCounts.removeAll(keepingCapacity: keepingCapacity)
+    _childFirsts.removeAll(keepingCapacity: keepingCapacity)
+    _nodeCounts.removeAll(keepingCapacity: keepingCapacity)
+    _nodeParents.removeAll(keepingCapacity: keepingCapacity)
+    _nodeIsBottom.removeAll(keepingCapacity: keepingCapacity)
+    _freeNode = -1
+  }
 }
 
 // MARK: - Tree internals
 
 extension _OrderedIndex {
-  /// The sizes of the children of the node at `slot`, added; reads `_nodes` only (calling a
-  /// method of the generic index from a mutating one copies the whole index).
   @inline(__always)
   @inlinable
-  mutating func _childSizes(_ slot: Int) -> Int32 {
-    let (left, right) = (_nodes[slot].left, _nodes[slot].right)
-    return (left < 0 ? 0 : _nodes[Int(left)].size) + (right < 0 ? 0 : _nodes[Int(right)].size)
+  func _element(_ slot: Int32) -> Element {
+    // Safe: only occupied slots (which always hold an element) are linked into leaves and the
+    // table.
+    _elements[Int(slot)]!
   }
 
-  @inline(__always)
-  @inlinable
-  func _size(_ node: Int32) -> Int32 {
-    node < 0 ? 0 : _nodes[Int(node)].size
-  }
-
-  @inline(__always)
-  @inlinable
-  func _element(_ node: Int32) -> Element {
-    // Safe: only occupied slots (which always hold an element) are linked into trees and the table.
-    _elements[Int(node)]!
-  }
-
-  /// A fixed pseudo-random priority per slot (the SplitMix64 finalizer, a bijection: no ties).
-  @inline(__always)
-  @inlinable
-  static func _priority(_ slot: Int32) -> UInt64 {
-    var z = UInt64(UInt32(bitPattern: slot)) &+ 0x9E37_79B9_7F4A_7C15
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-
-  /// Whether an element whose comparison with `node` gave `order`, and whose sequence number
-  /// is `sequence`, goes before it.
+  /// Whether an element whose comparison with the one in `slot` gave `order`, and whose
+  /// sequence number is `sequence`, goes before it.
   @inlinable
   @inline(__always)
   static func _orders(
-    _ order: ComparisonResult, _ sequence: UInt64, before node: Int32,
-    _ nodes: ContiguousArray<_IndexNode>
+    _ order: ComparisonResult, _ sequence: UInt64, before slot: Int32,
+    _ slots: ContiguousArray<_IndexSlot>
   ) -> Bool {
     switch order {
     case .orderedAscending: true
     case .orderedDescending: false
-    case .orderedSame: sequence < nodes[Int(node)].sequence
+    case .orderedSame: sequence < slots[Int(slot)].sequence
     }
   }
 
-  /// The position of the element in `slot`: its left subtree, plus, at each ancestor it is on
-  /// the right of, what comes before it there.
-  ///
-  /// What comes before a right child in its parent's subtree (the parent's left subtree and the
-  /// parent) is the parent's size minus the child's, so the walk reads one node per level, not
-  /// the parent and its left child: at 10^5 elements, each read is a cache miss.
+  /// The offset of `slot` in `leaf`, which holds it.
+  @inlinable
+  func _offset(of slot: Int32, in leaf: Int32) -> Int {
+    let base = Int(leaf) * leafCapacity
+    var k = 0
+    while _leafEntries[base + k] != slot { k += 1 }
+    return k
+  }
+
+  /// The place of `child` in the entries of `node`, its parent.
+  @inlinable
+  func _place(of child: Int32, in node: Int32) -> Int {
+    var at = Int(node) * fanout
+    while _children[at] != child { at += 1 }
+    return at
+  }
+
+  /// The position of the element in `slot`: its offset in its leaf, plus, at each level up,
+  /// the counts of the children before the one it is under.
   @inlinable
   func _position(ofSlot slot: Int32) -> RowPosition {
-    var row = _size(_nodes[Int(slot)].left)
-    var node = slot
-    var nodeSize = _nodes[Int(slot)].size
-    var parent = _nodes[Int(slot)].parent
-    while parent >= 0 {
-      let up = _nodes[Int(parent)]
-      if up.right == node { row += up.size - nodeSize }
-      node = parent
-      nodeSize = up.size
-      parent = up.parent
-    }
-    return RowPosition(section: Int(~parent), row: Int(row))
-  }
-
-  /// Rotates `node` above its parent, keeping sizes, parent links and section roots right.
-  @inlinable
-  mutating func _rotateUp(_ node: Int32) {
-    let x = Int(node)
-    let parent = _nodes[x].parent
-    let p = Int(parent)
-    let grandparent = _nodes[p].parent
-    if _nodes[p].left == node {
-      let inner = _nodes[x].right
-      _nodes[p].left = inner
-      if inner >= 0 { _nodes[Int(inner)].parent = parent }
-      _nodes[x].right = parent
-    } else {
-      let inner = _nodes[x].left
-      _nodes[p].right = inner
-      if inner >= 0 { _nodes[Int(inner)].parent = parent }
-      _nodes[x].left = parent
-    }
-    _nodes[p].parent = node
-    _nodes[x].parent = grandparent
-    if grandparent >= 0 {
-      if _nodes[Int(grandparent)].left == parent {
-        _nodes[Int(grandparent)].left = node
-      } else {
-        _nodes[Int(grandparent)].right = node
+    let leaf = _slots[Int(slot)].leaf
+    var row = _offset(of: slot, in: leaf)
+    var child = leaf
+    var node = _leafParents[Int(leaf)]
+    while node >= 0 {
+      var at = Int(node) * fanout
+      while _children[at] != child {
+        row += Int(_childCounts[at])
+        at += 1
       }
-    } else {
-      _sections[Int(~grandparent)].root = node
+      child = node
+      node = _nodeParents[Int(node)]
     }
-    _nodes[x].size = _nodes[p].size
-    _nodes[p].size = _childSizes(p) + 1
+    return RowPosition(section: Int(~node), row: row)
+  }
+
+  /// The number of elements below `child` of a node (a leaf when `isLeaf`).
+  @inlinable
+  func _total(of child: Int32, isLeaf: Bool) -> Int32 {
+    if isLeaf { return _leafCounts[Int(child)] }
+    let base = Int(child) * fanout
+    var total: Int32 = 0
+    for k in 0..<Int(_nodeCounts[Int(child)]) { total += _childCounts[base + k] }
+    return total
+  }
+
+  /// The slot of the first element below `child` (a leaf when `isLeaf`).
+  @inlinable
+  func _first(of child: Int32, isLeaf: Bool) -> Int32 {
+    isLeaf ? _leafEntries[Int(child) * leafCapacity] : _childFirsts[Int(child) * fanout]
+  }
+
+  /// The parent of `child` (a leaf when `isLeaf`): a node, or `~sectionIndex` for a root.
+  @inlinable
+  func _parent(of child: Int32, isLeaf: Bool) -> Int32 {
+    isLeaf ? _leafParents[Int(child)] : _nodeParents[Int(child)]
   }
 
   @inlinable
-  func _leftmost(_ root: Int32) -> Int32 {
-    var node = root
-    if node < 0 { return -1 }
-    while _nodes[Int(node)].left >= 0 { node = _nodes[Int(node)].left }
+  mutating func _setParent(of child: Int32, isLeaf: Bool, to parent: Int32) {
+    if isLeaf { _leafParents[Int(child)] = parent } else { _nodeParents[Int(child)] = parent }
+  }
+
+  /// Makes a node above the root `child` of its section, with `child` as its only child.
+  @inlinable
+  mutating func _growRoot(over child: Int32, isLeaf: Bool) -> Int32 {
+    let section = Int(~_parent(of: child, isLeaf: isLeaf))
+    let node = _newNode(isBottom: isLeaf)
+    let base = Int(node) * fanout
+    _children[base] = child
+    _childCounts[base] = _total(of: child, isLeaf: isLeaf)
+    _childFirsts[base] = _first(of: child, isLeaf: isLeaf)
+    _nodeCounts[Int(node)] = 1
+    _nodeParents[Int(node)] = ~Int32(section)
+    _setParent(of: child, isLeaf: isLeaf, to: node)
+    _sections[section].root = node
+    _sections[section].height += 1
     return node
   }
 
+  /// Splits the full `leaf`, its upper half going to a new leaf after it.
   @inlinable
-  func _successor(_ start: Int32) -> Int32 {
-    let right = _nodes[Int(start)].right
-    if right >= 0 { return _leftmost(right) }
-    var node = start
-    var parent = _nodes[Int(node)].parent
-    while parent >= 0 && _nodes[Int(parent)].right == node {
-      node = parent
-      parent = _nodes[Int(node)].parent
+  mutating func _splitLeaf(_ leaf: Int32) {
+    var parent = _leafParents[Int(leaf)]
+    if parent < 0 { parent = _growRoot(over: leaf, isLeaf: true) }
+    let half = leafCapacity / 2
+    let moved = leafCapacity - half
+    let sibling = _newLeaf()
+    let (from, to) = (Int(leaf) * leafCapacity + half, Int(sibling) * leafCapacity)
+    for k in 0..<moved {
+      let slot = _leafEntries[from + k]
+      _leafEntries[to + k] = slot
+      _slots[Int(slot)].leaf = sibling
     }
-    return parent >= 0 ? parent : -1
+    _leafCounts[Int(leaf)] = Int32(half)
+    _leafCounts[Int(sibling)] = Int32(moved)
+    _leafParents[Int(sibling)] = parent
+    _addChild(
+      sibling, count: Int32(moved), first: _leafEntries[to], after: leaf, in: parent)
+  }
+
+  /// Splits the full `node`, its upper half going to a new node after it.
+  @inlinable
+  mutating func _splitNode(_ node: Int32) {
+    var parent = _nodeParents[Int(node)]
+    if parent < 0 { parent = _growRoot(over: node, isLeaf: false) }
+    let half = fanout / 2
+    let moved = fanout - half
+    let isBottom = _nodeIsBottom[Int(node)]
+    let sibling = _newNode(isBottom: isBottom)
+    let (from, to) = (Int(node) * fanout + half, Int(sibling) * fanout)
+    var total: Int32 = 0
+    for k in 0..<moved {
+      let child = _children[from + k]
+      _children[to + k] = child
+      _childCounts[to + k] = _childCounts[from + k]
+      _childFirsts[to + k] = _childFirsts[from + k]
+      total += _childCounts[from + k]
+      _setParent(of: child, isLeaf: isBottom, to: sibling)
+    }
+    _nodeCounts[Int(node)] = Int32(half)
+    _nodeCounts[Int(sibling)] = Int32(moved)
+    _nodeParents[Int(sibling)] = parent
+    _addChild(sibling, count: total, first: _childFirsts[to], after: node, in: parent)
+  }
+
+  /// Adds `child`, which took `count` elements (with its first element, `first`) from
+  /// `previous`, right after `previous` in `node`; splits `node` if that fills it.
+  @inlinable
+  mutating func _addChild(
+    _ child: Int32, count: Int32, first: Int32, after previous: Int32, in node: Int32
+  ) {
+    let at = _place(of: previous, in: node) + 1
+    _childCounts[at - 1] -= count
+    let end = Int(node) * fanout + Int(_nodeCounts[Int(node)])
+    var k = end
+    while k > at {
+      _children[k] = _children[k - 1]
+      _childCounts[k] = _childCounts[k - 1]
+      _childFirsts[k] = _childFirsts[k - 1]
+      k -= 1
+    }
+    _children[at] = child
+    _childCounts[at] = count
+    _childFirsts[at] = first
+    _nodeCounts[Int(node)] += 1
+    if Int(_nodeCounts[Int(node)]) == fanout { _splitNode(node) }
+  }
+
+  /// Unlinks the empty `child` (a leaf when `isLeaf`) from its parent, and a parent it leaves
+  /// empty from its own; a root left with one child hands its section to that child. Returns
+  /// whether the section is left empty (then removed unless `keep` is set or it is permanent).
+  @inlinable
+  mutating func _unlink(_ child: Int32, isLeaf: Bool, keepingEmptySection keep: Bool) -> Bool {
+    let node = _parent(of: child, isLeaf: isLeaf)
+    if isLeaf { _freeLeaf(child) } else { _freeNode(child) }
+    guard node >= 0 else {
+      let section = Int(~node)
+      _sections[section].root = -1
+      _sections[section].height = 0
+      if _sections[section].isPermanent { return false }
+      if !keep {
+        _sections.remove(at: section)
+        _retagRoots(from: section)
+      }
+      return true
+    }
+    let at = _place(of: child, in: node)
+    let base = Int(node) * fanout
+    let end = base + Int(_nodeCounts[Int(node)]) - 1
+    for k in at..<end {
+      _children[k] = _children[k + 1]
+      _childCounts[k] = _childCounts[k + 1]
+      _childFirsts[k] = _childFirsts[k + 1]
+    }
+    _nodeCounts[Int(node)] -= 1
+    if end == base { return _unlink(node, isLeaf: false, keepingEmptySection: keep) }
+    if at == base { _firstChanged(of: node) }
+    if _nodeParents[Int(node)] < 0 {
+      _collapseRoot(above: node)
+    } else if Int(_nodeCounts[Int(node)]) <= fanout / 4 {
+      _merge(node, isLeaf: false)
+    }
+    return false
+  }
+
+  /// Copies the new first element of `node` (its first child's) into the ancestors it is first
+  /// under.
+  @inlinable
+  mutating func _firstChanged(of node: Int32) {
+    let first = _childFirsts[Int(node) * fanout]
+    var child = node
+    var parent = _nodeParents[Int(node)]
+    while parent >= 0 {
+      let at = _place(of: child, in: parent)
+      _childFirsts[at] = first
+      if at != Int(parent) * fanout { return }
+      child = parent
+      parent = _nodeParents[Int(parent)]
+    }
+  }
+
+  /// If `node` is a root with one child, makes the child the root (repeatedly).
+  @inlinable
+  mutating func _collapseRoot(above node: Int32) {
+    var node = node
+    while _nodeParents[Int(node)] < 0 && _nodeCounts[Int(node)] == 1 {
+      let section = Int(~_nodeParents[Int(node)])
+      let isLeaf = _nodeIsBottom[Int(node)]
+      let child = _children[Int(node) * fanout]
+      _setParent(of: child, isLeaf: isLeaf, to: ~Int32(section))
+      _sections[section].root = child
+      _sections[section].height -= 1
+      _freeNode(node)
+      if isLeaf { return }
+      node = child
+    }
+  }
+
+  /// Merges `child` (a leaf when `isLeaf`), which fell to a quarter full or less, with a
+  /// neighbour under the same parent when the two fit in three quarters of one: the later one's
+  /// entries move to the earlier one, and the later one is unlinked.
+  @inlinable
+  mutating func _merge(_ child: Int32, isLeaf: Bool) {
+    let node = _parent(of: child, isLeaf: isLeaf)
+    guard node >= 0 else { return }
+    let at = _place(of: child, in: node)
+    let base = Int(node) * fanout
+    let capacity = isLeaf ? leafCapacity : fanout
+    let fill = { [_leafCounts, _nodeCounts] (tree: Int32) in
+      Int(isLeaf ? _leafCounts[Int(tree)] : _nodeCounts[Int(tree)])
+    }
+    let limit = capacity * 3 / 4
+    let (left, right): (Int, Int)
+    if at + 1 < base + Int(_nodeCounts[Int(node)])
+      && fill(child) + fill(_children[at + 1]) <= limit
+    {
+      (left, right) = (at, at + 1)
+    } else if at > base && fill(_children[at - 1]) + fill(child) <= limit {
+      (left, right) = (at - 1, at)
+    } else {
+      return
+    }
+    let (into, from) = (_children[left], _children[right])
+    let start = fill(into)
+    let moved = fill(from)
+    if isLeaf {
+      for k in 0..<moved {
+        let slot = _leafEntries[Int(from) * leafCapacity + k]
+        _leafEntries[Int(into) * leafCapacity + start + k] = slot
+        _slots[Int(slot)].leaf = into
+      }
+      _leafCounts[Int(into)] = Int32(start + moved)
+    } else {
+      let isBottom = _nodeIsBottom[Int(from)]
+      let (source, target) = (Int(from) * fanout, Int(into) * fanout + start)
+      for k in 0..<moved {
+        _children[target + k] = _children[source + k]
+        _childCounts[target + k] = _childCounts[source + k]
+        _childFirsts[target + k] = _childFirsts[source + k]
+        _setParent(of: _children[source + k], isLeaf: isBottom, to: into)
+      }
+      _nodeCounts[Int(into)] = Int32(start + moved)
+    }
+    _childCounts[left] += _childCounts[right]
+    _childCounts[right] = 0
+    // The emptied later one goes; its parent keeps at least the earlier one.
+    _ = _unlink(from, isLeaf: isLeaf, keepingEmptySection: true)
   }
 
   @inlinable
   mutating func _allocate(_ element: Element, sequence: UInt64) -> Int32 {
-    let node = _IndexNode(
-      identity: UInt(bitPattern: ObjectIdentifier(element)), sequence: sequence, left: -1,
-      right: -1, parent: -1, size: 1)
-    if _freeHead >= 0 {
-      let slot = _freeHead
-      _freeHead = _nodes[Int(slot)].left
-      _nodes[Int(slot)] = node
+    let record = _IndexSlot(
+      identity: UInt(bitPattern: ObjectIdentifier(element)), sequence: sequence, leaf: -1)
+    if _freeSlot >= 0 {
+      let slot = _freeSlot
+      _freeSlot = _slots[Int(slot)].leaf
+      _slots[Int(slot)] = record
       _elements[Int(slot)] = element
       return slot
     }
-    _nodes.append(node)
+    _slots.append(record)
     _elements.append(element)
-    return Int32(_nodes.count - 1)
+    return Int32(_slots.count - 1)
   }
 
   @inlinable
   mutating func _free(_ slot: Int32) {
-    _nodes[Int(slot)] = _IndexNode(
-      identity: 0, sequence: 0, left: _freeHead, right: -1, parent: -1, size: 0)
+    _slots[Int(slot)] = _IndexSlot(identity: 0, sequence: 0, leaf: _freeSlot)
     _elements[Int(slot)] = nil
-    _freeHead = slot
+    _freeSlot = slot
+  }
+
+  /// A leaf with no entries and no parent yet.
+  @inlinable
+  mutating func _newLeaf() -> Int32 {
+    if _freeLeaf >= 0 {
+      let leaf = _freeLeaf
+      _freeLeaf = _leafParents[Int(leaf)]
+      _leafCounts[Int(leaf)] = 0
+      return leaf
+    }
+    _leafEntries.append(contentsOf: repeatElement(-1, count: leafCapacity))
+    _leafCounts.append(0)
+    _leafParents.append(-1)
+    return Int32(_leafCounts.count - 1)
+  }
+
+  @inlinable
+  mutating func _freeLeaf(_ leaf: Int32) {
+    _leafCounts[Int(leaf)] = -1
+    _leafParents[Int(leaf)] = _freeLeaf
+    _freeLeaf = leaf
+  }
+
+  /// A node with no children and no parent yet.
+  @inlinable
+  mutating func _newNode(isBottom: Bool) -> Int32 {
+    if _freeNode >= 0 {
+      let node = _freeNode
+      _freeNode = _nodeParents[Int(node)]
+      _nodeCounts[Int(node)] = 0
+      _nodeIsBottom[Int(node)] = isBottom
+      return node
+    }
+    _children.append(contentsOf: repeatElement(-1, count: fanout))
+    _childCounts.append(contentsOf: repeatElement(0, count: fanout))
+    _childFirsts.append(contentsOf: repeatElement(-1, count: fanout))
+    _nodeCounts.append(0)
+    _nodeParents.append(-1)
+    _nodeIsBottom.append(isBottom)
+    return Int32(_nodeCounts.count - 1)
+  }
+
+  @inlinable
+  mutating func _freeNode(_ node: Int32) {
+    _nodeCounts[Int(node)] = -1
+    _nodeParents[Int(node)] = _freeNode
+    _freeNode = node
   }
 
   /// The first section index whose key is not less than `key`.
@@ -742,8 +1100,8 @@ extension _OrderedIndex {
   @inlinable
   mutating func _retagRoots(from first: Int) {
     for section in first..<_sections.count {
-      let root = _sections[section].root
-      if root >= 0 { _nodes[Int(root)].parent = ~Int32(section) }
+      let root = _sections[section]
+      if root.root >= 0 { _setParent(of: root.root, isLeaf: root.height == 0, to: ~Int32(section)) }
     }
   }
 }
@@ -761,31 +1119,43 @@ func _lowerBound(_ count: Int, _ isBelow: (Int) -> Bool) -> Int {
   return low
 }
 
-/// One tree node of `_OrderedIndex`, or one free slot (then `left` links the free list).
+/// The sizes of an `_OrderedIndex`'s leaves and nodes, unless its initialiser is given others.
 @usableFromInline
-struct _IndexNode {
+enum _IndexShape {
+  #if COLLECTION_CONTROLLER_INTERNAL_CHECKS
+    // The smallest: every controller test of a checked build (the debug tests) splits, merges
+    // and collapses leaves and nodes at every level, and checks the invariants after.
+    @usableFromInline
+    static let leafCapacity = 4
+    @usableFromInline
+    static let fanout = 4
+  #else
+    /// Four cache lines of slot numbers per leaf.
+    @usableFromInline
+    static let leafCapacity = 64
+    /// 32 children per node: a descent binary-searches them in five comparisons.
+    @usableFromInline
+    static let fanout = 32
+  #endif
+}
+
+/// The record of one slot of `_OrderedIndex`, or of one free slot (then `leaf` links the free
+/// list).
+@usableFromInline
+struct _IndexSlot {
   /// The bits of the element's `ObjectIdentifier` (0 for a free slot).
   @usableFromInline
   var identity: UInt
   @usableFromInline
   var sequence: UInt64
+  /// The leaf holding the slot, or for a free slot the next free one.
   @usableFromInline
-  var left: Int32
-  @usableFromInline
-  var right: Int32
-  /// The parent slot, or for a root `~sectionIndex` (always negative).
-  @usableFromInline
-  var parent: Int32
-  @usableFromInline
-  var size: Int32
+  var leaf: Int32
 
   @inlinable
-  init(identity: UInt, sequence: UInt64, left: Int32, right: Int32, parent: Int32, size: Int32) {
+  init(identity: UInt, sequence: UInt64, leaf: Int32) {
     self.identity = identity
     self.sequence = sequence
-    self.left = left
-    self.right = right
-    self.parent = parent
-    self.size = size
+    self.leaf = leaf
   }
 }

@@ -107,10 +107,10 @@ extension OrderedIndexTests {
     #expect(snapshot.map(\.identifiers) == [[b.id], [a.id]])
   }
 
-  @Test(arguments: [1, 2, 3, 4, 5])
-  func randomInsertsAndRemovesMatchASortedArray(seed: UInt64) {
+  @Test(arguments: IndexShape.allCases, [1, 2, 3, 4, 5] as [UInt64])
+  func randomInsertsAndRemovesMatchASortedArray(shape: IndexShape, seed: UInt64) {
     var rng = SplitMix64(seed: seed)
-    var index = ItemIndex.items()
+    var index = ItemIndex.items(shape: shape)
     var live: [Item] = []
     var sequence: UInt64 = 0
     for step in 0..<3_000 {
@@ -153,8 +153,10 @@ extension OrderedIndexTests {
   /// the elements one by one with a live comparator gives, without a permanent section, with
   /// one that has elements and with one that has none, and leaves a structure that later
   /// inserts and removals keep valid.
-  @Test(arguments: [(1, nil), (2, 2), (3, 9)] as [(UInt64, Int?)])
-  func aBulkLoadBuildsWhatInsertionsBuild(seed: UInt64, permanent: Int?) {
+  @Test(arguments: IndexShape.allCases, [(1, nil), (2, 2), (3, 9)] as [(UInt64, Int?)])
+  func aBulkLoadBuildsWhatInsertionsBuild(shape: IndexShape, case: (seed: UInt64, permanent: Int?))
+  {
+    let (seed, permanent) = `case`
     var rng = SplitMix64(seed: seed)
     var items: [Item] = (0..<2_000).map { n in
       Item(
@@ -162,8 +164,8 @@ extension OrderedIndexTests {
         sectionKey: Int.random(in: 0..<6, using: &rng), sequence: UInt64(n) * 7 % 2_003)
     }
     items.shuffle(using: &rng)
-    var inserted = ItemIndex.items(permanentSection: permanent)
-    var loaded = ItemIndex.items(permanentSection: permanent)
+    var inserted = ItemIndex.items(permanentSection: permanent, shape: shape)
+    var loaded = ItemIndex.items(permanentSection: permanent, shape: shape)
     loaded.keys = _SortKeys.make([SortDescriptor(\Item.sortKey)])
     for item in items { inserted.insert(item) }
     let load = loaded.prepareLoad(
@@ -199,16 +201,19 @@ extension OrderedIndexTests {
   /// Removing many elements at once (a transaction's removals) leaves what removing them one by
   /// one leaves, with the sections they empty removed in one pass: with many small sections,
   /// whole sections, a permanent section emptied (it stays), and identities not in the index.
-  @Test(arguments: [(1, nil), (2, 0), (3, 7)] as [(UInt64, Int?)])
-  func removingManyAtOnceMatchesRemovingOneByOne(seed: UInt64, permanent: Int?) {
+  @Test(arguments: IndexShape.allCases, [(1, nil), (2, 0), (3, 7)] as [(UInt64, Int?)])
+  func removingManyAtOnceMatchesRemovingOneByOne(
+    shape: IndexShape, case: (seed: UInt64, permanent: Int?)
+  ) {
+    let (seed, permanent) = `case`
     var rng = SplitMix64(seed: seed)
     let items: [Item] = (0..<2_000).map { n in
       Item(
         "i\(n)", sortKey: Int.random(in: 0..<30, using: &rng),
         sectionKey: Int.random(in: 0..<300, using: &rng), sequence: UInt64(n))
     }
-    var atOnce = ItemIndex.items(permanentSection: permanent)
-    var oneByOne = ItemIndex.items(permanentSection: permanent)
+    var atOnce = ItemIndex.items(permanentSection: permanent, shape: shape)
+    var oneByOne = ItemIndex.items(permanentSection: permanent, shape: shape)
     for item in items {
       atOnce.insert(item)
       oneByOne.insert(item)
@@ -236,5 +241,45 @@ extension OrderedIndexTests {
     // The index stays usable: the emptied sections come back.
     for item in removed.prefix(50) { atOnce.insert(item) }
     atOnce._checkInvariants()
+  }
+}
+
+extension OrderedIndexTests {
+  /// Leaves and nodes split as a section grows (the tree gets taller), merge, unlink and hand the
+  /// root down as it shrinks (down to a single leaf), and the storage freed is what later
+  /// growth takes again.
+  @Test func leavesAndNodesSplitMergeCollapseAndAreReused() {
+    var index = ItemIndex.items(shape: .narrow)
+    let items = (0..<3_000).map { Item("i\($0)", sortKey: $0, sequence: UInt64($0)) }
+    for item in items { index.insert(item) }
+    index._checkInvariants()
+    let tall = index._sections[0].height
+    // Under 4 per leaf and node, 3,000 elements need at least 1,000 leaves and log3 of that.
+    #expect(tall >= 6)
+    let (leaves, nodes) = (index._leafCounts.count, index._nodeCounts.count)
+    // Every 100th stays: leaves empty or merge, nodes go, the root is handed down.
+    for item in items where !item.sortKey.isMultiple(of: 100) {
+      index.remove(item.id)
+      if item.sortKey % 97 == 0 { index._checkInvariants() }
+    }
+    index._checkInvariants()
+    // 30 elements: leaves of at least 2 on average (merged) under nodes of at least 2, so the
+    // height is that of 15 leaves, not of the 1,500 there were.
+    #expect(index._sections[0].height <= 4)
+    #expect(index.names == [(0..<30).map { "i\($0 * 100)" }])
+    for item in items where item.sortKey.isMultiple(of: 100) { index.remove(item.id) }
+    #expect(index.sectionCount == 0)
+    index._checkInvariants()
+    // The same growth again takes the freed leaves and nodes, and no more.
+    for item in items { index.insert(item) }
+    index._checkInvariants()
+    #expect(index._sections[0].height == tall)
+    #expect(index._leafCounts.count == leaves)
+    #expect(index._nodeCounts.count == nodes)
+    // One element left: the root is its leaf.
+    for item in items.dropFirst() { index.remove(item.id) }
+    #expect(index._sections[0].height == 0)
+    #expect(index.element(atSection: 0, row: 0) === items[0])
+    index._checkInvariants()
   }
 }

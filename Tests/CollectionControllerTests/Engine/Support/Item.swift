@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 @testable import CollectionController
 
@@ -32,9 +33,15 @@ final class Item: CustomStringConvertible {
 typealias ItemIndex = _OrderedIndex<Item, Int>
 
 extension _OrderedIndex where Element == Item, SectionKey == Int {
-  /// An index of items sectioned by `sectionKey` and sorted by `sortKey`.
-  static func items(permanentSection: Int? = nil) -> ItemIndex {
-    ItemIndex(permanentSectionKey: permanentSection, comparator: Item.compare)
+  /// An index of items sectioned by `sectionKey` and sorted by `sortKey`, with leaves and
+  /// nodes of `shape` (the build's default when `nil`).
+  static func items(permanentSection: Int? = nil, shape: IndexShape? = nil) -> ItemIndex {
+    guard let shape else {
+      return ItemIndex(permanentSectionKey: permanentSection, comparator: Item.compare)
+    }
+    return ItemIndex(
+      permanentSectionKey: permanentSection, leafCapacity: shape.leafCapacity,
+      fanout: shape.fanout, comparator: Item.compare)
   }
 
   mutating func insert(_ item: Item) {
@@ -43,4 +50,15 @@ extension _OrderedIndex where Element == Item, SectionKey == Int {
 
   /// The names per section, for readable expectations.
   var names: [[String]] { sections.map { $0.map(\.name) } }
+}
+
+/// Sizes of an index's leaves and nodes for tests: the smallest, which split, merge and collapse
+/// at every level within a few thousand edits, and the release build's.
+enum IndexShape: CaseIterable, CustomTestStringConvertible {
+  case narrow
+  case wide
+
+  var leafCapacity: Int { self == .narrow ? 4 : 64 }
+  var fanout: Int { self == .narrow ? 4 : 32 }
+  var testDescription: String { "\(self) (\(leafCapacity)/\(fanout))" }
 }
