@@ -9,7 +9,8 @@ extension _OrderedIndex {
     ///
     /// Compiled only with `-D COLLECTION_CONTROLLER_INTERNAL_CHECKS` (see Package.swift).
     ///
-    /// - Complexity: O(n + s + b), where *b* is the number of identity-table buckets.
+    /// - Complexity: O(n log n + s + b), where *b* is the number of identity-table buckets (each
+    ///   element's position and row are read from the top).
     @inlinable
     func _checkInvariants(order checksOrder: Bool = true) {
       var total = 0

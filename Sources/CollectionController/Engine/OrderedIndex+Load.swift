@@ -1,5 +1,5 @@
 // Building an index in bulk: one sort and a linear load, instead of one insertion (and its
-// O(log n) comparisons and rotations) per element.
+// O(log n) comparisons and its splits) per element.
 
 extension _OrderedIndex {
   /// The elements of a bulk load in their final order, grouped into sections: what
@@ -102,8 +102,8 @@ extension _OrderedIndex {
   /// since; compares nothing (no user code runs).
   ///
   /// Each section's tree is built bottom up from its elements in order: leaves filled to three
-  /// quarters, then nodes of three quarters, until one root holds them all, so that the next
-  /// insertions split nothing.
+  /// quarters, then nodes of three quarters, until one root holds them all, so that a leaf takes
+  /// a quarter of its capacity in insertions before it splits.
   ///
   /// - Complexity: O(n + s).
   @inlinable

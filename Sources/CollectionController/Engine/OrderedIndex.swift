@@ -15,7 +15,10 @@ import Foundation
 ///   element compares live (or kept) keys, so no separator copy of a key goes stale.
 /// - A leaf or node that fills up splits in two; one that empties is unlinked; one that falls
 ///   to a quarter merges with a neighbour when both fit in three quarters of one; a root with
-///   one child hands the section to it. So the height follows the count, not the history.
+///   one child hands the section to it. A leaf or node merges only with a neighbour under the
+///   same parent, and nothing is borrowed between neighbours, so after removals the height and
+///   the leaves in use follow the largest count the section had since it was last loaded, not
+///   its count now (a leaf may hold one element): costs stay those of that larger index.
 ///
 /// Leaves and nodes are reused through free lists, slots too. An open-addressing table of
 /// `Int32` slot numbers maps an identity to its slot, so finding, removing and locating an
@@ -42,15 +45,15 @@ import Foundation
 /// the change-set builder then never reports that section as inserted or deleted.
 ///
 /// Memory: 32 bytes per slot (record and element), 4 bytes per identity-table bucket (load
-/// factor at most 3/4) and 4 bytes per leaf entry (leaves between a quarter and full, three
-/// quarters after a bulk load): about 45 bytes per element after a load, plus a leaf and a node
-/// per section.
+/// factor at most 3/4) and 4 bytes per leaf entry (leaves three quarters full after a bulk
+/// load, half full after a split, emptier after removals): about 45 bytes per element after a
+/// load, plus a leaf per section.
 ///
-/// - Complexity: With *n* elements and *s* sections, insertion takes O(log n) comparisons;
-///   insertion, removal, locating an element and reading by position take O(log n) time
-///   (plus O(log s) key comparisons to find a section and O(s) when a section appears or
-///   disappears; the sections that a batch of removals, `remove(contentsOf:)`, empties cost O(s)
-///   once).
+/// - Complexity: With *n* elements (*m* the most a section held since it was last loaded) and
+///   *s* sections, insertion takes O(log m) comparisons; insertion, removal, locating an element
+///   and reading by position take O(log m) time (plus O(log s) key comparisons to find a
+///   section and O(s) when a section appears or disappears; the sections that a batch of
+///   removals, `remove(contentsOf:)`, empties cost O(s) once).
 @usableFromInline
 struct _OrderedIndex<Element: AnyObject, SectionKey: Hashable & Comparable>: ~Copyable {
   /// Compares two elements by their live sort keys; `.orderedSame` falls back to sequence numbers.
@@ -612,7 +615,8 @@ extension _OrderedIndex {
 
   /// Removes the element in `slot`, whose identity is `id`; a section it leaves empty is
   /// removed too, or kept (for `_removeEmptySections()`) if `keep` is set, so that no section
-  /// index shifts. Returns whether it left its section empty.
+  /// index shifts. Returns whether it left its section empty and that section is not the
+  /// permanent one.
   @inlinable
   @discardableResult
   mutating func _remove(
@@ -879,7 +883,8 @@ extension _OrderedIndex {
 
   /// Unlinks the empty `child` (a leaf when `isLeaf`) from its parent, and a parent it leaves
   /// empty from its own; a root left with one child hands its section to that child. Returns
-  /// whether the section is left empty (then removed unless `keep` is set or it is permanent).
+  /// whether the section is left empty and is not the permanent one (then it is removed unless
+  /// `keep` is set).
   @inlinable
   mutating func _unlink(_ child: Int32, isLeaf: Bool, keepingEmptySection keep: Bool) -> Bool {
     let node = _parent(of: child, isLeaf: isLeaf)
