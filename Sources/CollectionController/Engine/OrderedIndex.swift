@@ -688,6 +688,21 @@ extension _OrderedIndex {
     _version &+= 1
   }
 
+  /// Makes room for `leaves` leaves and `nodes` nodes in all, no more when the arrays
+  /// already have it.
+  @inlinable
+  mutating func _reserveTrees(leaves: Int, nodes: Int) {
+    _leafEntries.reserveCapacity(leaves * leafCapacity)
+    _leafCounts.reserveCapacity(leaves)
+    _leafParents.reserveCapacity(leaves)
+    _children.reserveCapacity(nodes * fanout)
+    _childCounts.reserveCapacity(nodes * fanout)
+    _childFirsts.reserveCapacity(nodes * fanout)
+    _nodeCounts.reserveCapacity(nodes)
+    _nodeParents.reserveCapacity(nodes)
+    _nodeIsBottom.reserveCapacity(nodes)
+  }
+
   /// Forgets every leaf and node.
   @inlinable
   mutating func _removeAllTrees(keepingCapacity: Bool = false) {
