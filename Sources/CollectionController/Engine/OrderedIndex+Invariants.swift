@@ -81,22 +81,10 @@ extension _OrderedIndex {
         slot = _slots[Int(slot)].leaf
       }
       precondition(free + count == _slots.count, "leaked slots")
-      var freeLeaves = 0
-      var leaf = _freeLeaf
-      while leaf >= 0 {
-        precondition(_leafCounts[Int(leaf)] == -1, "a linked leaf on the free list")
-        freeLeaves += 1
-        leaf = _leafParents[Int(leaf)]
-      }
-      precondition(freeLeaves + linkedLeaves == _leafCounts.count, "leaked leaves")
-      var freeNodes = 0
-      var node = _freeNode
-      while node >= 0 {
-        precondition(_nodeCounts[Int(node)] == -1, "a linked node on the free list")
-        freeNodes += 1
-        node = _nodeParents[Int(node)]
-      }
-      precondition(freeNodes + linkedNodes == _nodeCounts.count, "leaked nodes")
+      Self._checkFreeList(
+        _freeLeaf, counts: _leafCounts, links: _leafParents, linked: linkedLeaves, of: "leaves")
+      Self._checkFreeList(
+        _freeNode, counts: _nodeCounts, links: _nodeParents, linked: linkedNodes, of: "nodes")
       var mapped = 0
       for slot in _table.buckets where slot >= 0 {
         mapped += 1
@@ -106,6 +94,23 @@ extension _OrderedIndex {
       precondition(mapped == count, "identity table holds \(mapped) of \(count) elements")
       precondition(
         _table.buckets.isEmpty || count * 4 <= _table.buckets.count * 3, "table overloaded")
+    }
+
+    /// Checks that the free list from `head` (linked through `links`) holds free entries
+    /// (count -1) only, and with the `linked` ones all of them.
+    @inlinable
+    static func _checkFreeList(
+      _ head: Int32, counts: ContiguousArray<Int32>, links: ContiguousArray<Int32>, linked: Int,
+      of what: String
+    ) {
+      var free = 0
+      var entry = head
+      while entry >= 0 {
+        precondition(counts[Int(entry)] == -1, "linked \(what) on the free list")
+        free += 1
+        entry = links[Int(entry)]
+      }
+      precondition(free + linked == counts.count, "leaked \(what)")
     }
 
     /// Checks the tree below `tree` (a leaf when `height` is 0): parent links, counts, first
