@@ -7,7 +7,7 @@ import Foundation
 /// ```swift
 /// var builder = _ChangeSetBuilder(before: index)
 /// for (element, changed) in dirty {                 // 1. touch, on the unmodified index
-///   builder.touch(ObjectIdentifier(element), changedAttributes: changed, in: index)
+///   builder.touch(element, changedAttributes: changed, in: index)
 /// }
 /// for (element, _) in dirty {                       // 2. remove every touched element,
 ///   index.remove(ObjectIdentifier(element))
@@ -94,7 +94,7 @@ struct _ChangeSetBuilder<Element: AnyObject, SectionKey: Hashable & Comparable> 
   @inlinable
   var touchedCount: Int { (_first == nil ? 0 : 1) + _touches.count }
 
-  /// Records the old place of the element with identity `id` (if it is in the index).
+  /// Records the old place of `element` (if it is in the index).
   ///
   /// - Precondition: `index` is the index the builder began with, not yet modified, and the
   ///   element was not touched before (callers merge repeated touches first: the controller's
@@ -102,17 +102,19 @@ struct _ChangeSetBuilder<Element: AnyObject, SectionKey: Hashable & Comparable> 
   /// - Complexity: Expected O(log n).
   @inlinable
   mutating func touch(
-    _ id: ObjectIdentifier, changedAttributes: Bool,
+    _ element: Element, changedAttributes: Bool,
     in index: borrowing _OrderedIndex<Element, SectionKey>
   ) {
     precondition(index._version == _version, "touch every element before modifying the index")
+    let id = ObjectIdentifier(element)
     #if COLLECTION_CONTROLLER_INTERNAL_CHECKS
       precondition(_touched.insert(id).inserted, "an element was touched twice")
     #endif
-    let located = index.located(id)
-    let old = located?.position
+    // The position only: the caller has the element (reading the index's copy of it is one
+    // more cache miss in a large index).
+    let old = index.position(of: id)
     let touch = _Touch(
-      id: id, element: located?.element,
+      id: id, element: old == nil ? nil : element,
       oldKey: old.map { index.sectionKey(at: $0.section) }, old: old,
       changed: changedAttributes)
     if _first == nil { _first = touch } else { _touches.append(touch) }
@@ -446,7 +448,7 @@ extension _OrderedIndex {
   ) -> RelationChangeSet<Element>? {
     var builder = _ChangeSetBuilder(before: self)
     for (element, changed) in touched {
-      builder.touch(ObjectIdentifier(element), changedAttributes: changed, in: self)
+      builder.touch(element, changedAttributes: changed, in: self)
     }
     for (element, _) in touched {
       remove(ObjectIdentifier(element))

@@ -115,8 +115,7 @@ extension RelationController {
     var builder = _ChangeSetBuilder(before: _state.index)
     if reports {
       for (element, changed) in touched {
-        builder.touch(
-          ObjectIdentifier(element), changedAttributes: changed, in: _state.index)
+        builder.touch(element, changedAttributes: changed, in: _state.index)
       }
     }
     // All at once: the sections they leave empty go in one pass, not one shift each.

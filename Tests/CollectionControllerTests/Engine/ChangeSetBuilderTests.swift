@@ -271,7 +271,7 @@ extension ChangeSetBuilderTests {
       let a = Item("a", sortKey: 1, sequence: 0)
       var builder = _ChangeSetBuilder(before: index)
       index.insert(a)
-      builder.touch(a.id, changedAttributes: false, in: index)
+      builder.touch(a, changedAttributes: false, in: index)
     }
   }
 }
@@ -313,8 +313,8 @@ extension ChangeSetBuilderTests {
       let changed = rng.next() % 3 == 0
       var shortcut = _ChangeSetBuilder(before: index)
       var general = _ChangeSetBuilder(before: index)
-      shortcut.touch(item.id, changedAttributes: changed, in: index)
-      general.touch(item.id, changedAttributes: changed, in: index)
+      shortcut.touch(item, changedAttributes: changed, in: index)
+      general.touch(item, changedAttributes: changed, in: index)
       index.remove(item.id)
       if rng.next() % 2 == 0 { item.sortKey = Int(rng.next() % 5) }
       if rng.next() % 3 == 0 { item.sectionKey = Int(rng.next() % 4) }
