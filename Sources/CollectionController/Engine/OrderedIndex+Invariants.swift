@@ -30,8 +30,13 @@ extension _OrderedIndex {
         if section.height > 0 {
           precondition(_nodeCounts[Int(section.root)] > 1, "a root node with one child")
         }
+        let leavesBefore = linkedLeaves
         let size = _checkTree(
           section.root, height: section.height, leaves: &linkedLeaves, nodes: &linkedNodes)
+        // Every node has two children or more: the height is within log2 of the leaves.
+        precondition(
+          section.height < 30 && 1 << section.height <= linkedLeaves - leavesBefore,
+          "section \(index) is \(section.height) high over \(linkedLeaves - leavesBefore) leaves")
         precondition(size == count(inSection: index), "section size mismatch")
         total += size
         var previous: Int32 = -1
@@ -130,7 +135,8 @@ extension _OrderedIndex {
       }
       nodes += 1
       let children = Int(_nodeCounts[Int(tree)])
-      precondition(children > 0 && children < fanout, "a node has \(children) children")
+      // Two or more: a root with one hands its section down, another one rebalances.
+      precondition(children > 1 && children < fanout, "a node has \(children) children")
       precondition(_nodeIsBottom[Int(tree)] == (height == 1), "a node's level is wrong")
       var size = 0
       for k in 0..<children {

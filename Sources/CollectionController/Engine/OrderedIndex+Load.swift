@@ -145,9 +145,8 @@ extension _OrderedIndex {
         continue
       }
       level.removeAll(keepingCapacity: true)
-      for start in stride(from: section.range.lowerBound, to: section.range.upperBound, by: perLeaf)
-      {
-        let end = min(start + perLeaf, section.range.upperBound)
+      for chunk in _evenChunks(section.range, atMost: perLeaf) {
+        let (start, end) = (chunk.lowerBound, chunk.upperBound)
         let leaf = _newLeaf()
         let base = Int(leaf) * leafCapacity
         for position in start..<end {
@@ -161,8 +160,8 @@ extension _OrderedIndex {
       var height: Int32 = 0
       while level.count > 1 {
         next.removeAll(keepingCapacity: true)
-        for start in stride(from: 0, to: level.count, by: perNode) {
-          let end = min(start + perNode, level.count)
+        for chunk in _evenChunks(0..<level.count, atMost: perNode) {
+          let (start, end) = (chunk.lowerBound, chunk.upperBound)
           let node = _newNode(isBottom: height == 0)
           let base = Int(node) * fanout
           var total: Int32 = 0
@@ -189,5 +188,19 @@ extension _OrderedIndex {
     for slot in 0..<Int32(load.elements.count) { _tableInsert(slot) }
     count = load.elements.count
     _version &+= 1
+  }
+}
+
+/// `range` cut into the fewest runs of at most `most` (at least 2) that differ in length by at
+/// most one: a level of a bulk-loaded tree, whose trees then all have two entries or more when
+/// there are several.
+@inlinable
+func _evenChunks(_ range: Range<Int>, atMost most: Int) -> [Range<Int>] {
+  let chunks = (range.count + most - 1) / most
+  guard chunks > 0 else { return [] }
+  let (size, longer) = range.count.quotientAndRemainder(dividingBy: chunks)
+  return (0..<chunks).map { k in
+    let start = range.lowerBound + k * size + min(k, longer)
+    return start..<start + size + (k < longer ? 1 : 0)
   }
 }

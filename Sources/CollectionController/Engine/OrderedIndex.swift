@@ -14,11 +14,10 @@ import Foundation
 ///   the slot of its first element, which routes a descent: a comparison with a child's first
 ///   element compares live (or kept) keys, so no separator copy of a key goes stale.
 /// - A leaf or node that fills up splits in two; one that empties is unlinked; one that falls
-///   to a quarter merges with a neighbour when both fit in three quarters of one; a root with
-///   one child hands the section to it. A leaf or node merges only with a neighbour under the
-///   same parent, and nothing is borrowed between neighbours, so after removals the height and
-///   the leaves in use follow the largest count the section had since it was last loaded, not
-///   its count now (a leaf may hold one element): costs stay those of that larger index.
+///   to a quarter merges with a neighbour under the same parent when both fit in three quarters
+///   of one, or else takes entries from it until the two hold about as many; a root with one
+///   child hands the section to it. So every node has two children or more, and the height is
+///   at most log2 of the section's leaves, however the section shrank.
 ///
 /// Leaves and nodes are reused through free lists, slots too. An open-addressing table of
 /// `Int32` slot numbers maps an identity to its slot, so finding, removing and locating an
@@ -49,11 +48,10 @@ import Foundation
 /// load, half full after a split, emptier after removals): about 45 bytes per element after a
 /// load, plus a leaf per section.
 ///
-/// - Complexity: With *n* elements (*m* the most a section held since it was last loaded) and
-///   *s* sections, insertion takes O(log m) comparisons; insertion, removal, locating an element
-///   and reading by position take O(log m) time (plus O(log s) key comparisons to find a
-///   section and O(s) when a section appears or disappears; the sections that a batch of
-///   removals, `remove(contentsOf:)`, empties cost O(s) once).
+/// - Complexity: With *n* elements and *s* sections, insertion takes O(log n) comparisons;
+///   insertion, removal, locating an element and reading by position take O(log n) time (plus
+///   O(log s) key comparisons to find a section and O(s) when a section appears or disappears;
+///   the sections that a batch of removals, `remove(contentsOf:)`, empties cost O(s) once).
 @usableFromInline
 struct _OrderedIndex<Element: AnyObject, SectionKey: Hashable & Comparable>: ~Copyable {
   /// Compares two elements by their live sort keys; `.orderedSame` falls back to sequence numbers.
@@ -649,7 +647,7 @@ extension _OrderedIndex {
     if last == 0 {
       return _unlink(leaf, isLeaf: true, keepingEmptySection: keep)
     }
-    if last <= leafCapacity / 4 { _merge(leaf, isLeaf: true) }
+    if last <= leafCapacity / 4 { _rebalance(leaf, isLeaf: true) }
     return false
   }
 
@@ -929,7 +927,7 @@ extension _OrderedIndex {
     if _nodeParents[Int(node)] < 0 {
       _collapseRoot(above: node)
     } else if Int(_nodeCounts[Int(node)]) <= fanout / 4 {
-      _merge(node, isLeaf: false)
+      _rebalance(node, isLeaf: false)
     }
     return false
   }
@@ -967,55 +965,126 @@ extension _OrderedIndex {
     }
   }
 
-  /// Merges `child` (a leaf when `isLeaf`), which fell to a quarter full or less, with a
-  /// neighbour under the same parent when the two fit in three quarters of one: the later one's
-  /// entries move to the earlier one, and the later one is unlinked.
+  /// Rebalances `child` (a leaf when `isLeaf`), which fell to a quarter full or less, with a
+  /// neighbour under the same parent: when the two fit in three quarters of one, the later
+  /// one's entries move to the earlier one and the later one is unlinked; otherwise entries move
+  /// from the neighbour until the two hold about as many. So a node other than a root always
+  /// has two children or more, and the height stays within log2 of the number of leaves.
   @inlinable
-  mutating func _merge(_ child: Int32, isLeaf: Bool) {
+  mutating func _rebalance(_ child: Int32, isLeaf: Bool) {
     let node = _parent(of: child, isLeaf: isLeaf)
     guard node >= 0 else { return }
     let at = _place(of: child, in: node)
     let base = Int(node) * fanout
-    let capacity = isLeaf ? leafCapacity : fanout
-    let fill = { [_leafCounts, _nodeCounts] (tree: Int32) in
-      Int(isLeaf ? _leafCounts[Int(tree)] : _nodeCounts[Int(tree)])
-    }
-    let limit = capacity * 3 / 4
+    let end = base + Int(_nodeCounts[Int(node)])
+    let limit = (isLeaf ? leafCapacity : fanout) * 3 / 4
+    let fill = _fill(child, isLeaf: isLeaf)
     let (left, right): (Int, Int)
-    if at + 1 < base + Int(_nodeCounts[Int(node)])
-      && fill(child) + fill(_children[at + 1]) <= limit
-    {
+    if at + 1 < end && fill + _fill(_children[at + 1], isLeaf: isLeaf) <= limit {
       (left, right) = (at, at + 1)
-    } else if at > base && fill(_children[at - 1]) + fill(child) <= limit {
+    } else if at > base && _fill(_children[at - 1], isLeaf: isLeaf) + fill <= limit {
       (left, right) = (at - 1, at)
     } else {
+      if at + 1 < end {
+        _borrow(into: child, at: at, from: at + 1, isLeaf: isLeaf)
+      } else if at > base {
+        _borrow(into: child, at: at, from: at - 1, isLeaf: isLeaf)
+      }
       return
     }
     let (into, from) = (_children[left], _children[right])
-    let start = fill(into)
-    let moved = fill(from)
-    if isLeaf {
-      for k in 0..<moved {
-        let slot = _leafEntries[Int(from) * leafCapacity + k]
-        _leafEntries[Int(into) * leafCapacity + start + k] = slot
-        _slots[Int(slot)].leaf = into
-      }
-      _leafCounts[Int(into)] = Int32(start + moved)
-    } else {
-      let isBottom = _nodeIsBottom[Int(from)]
-      let (source, target) = (Int(from) * fanout, Int(into) * fanout + start)
-      for k in 0..<moved {
-        _children[target + k] = _children[source + k]
-        _childCounts[target + k] = _childCounts[source + k]
-        _childFirsts[target + k] = _childFirsts[source + k]
-        _setParent(of: _children[source + k], isLeaf: isBottom, to: into)
-      }
-      _nodeCounts[Int(into)] = Int32(start + moved)
-    }
+    let start = _fill(into, isLeaf: isLeaf)
+    let moved = _fill(from, isLeaf: isLeaf)
+    _copyEntries(of: from, 0..<moved, to: into, at: start, isLeaf: isLeaf)
+    _setFill(into, isLeaf: isLeaf, to: start + moved)
     _childCounts[left] += _childCounts[right]
     _childCounts[right] = 0
     // The emptied later one goes; its parent keeps at least the earlier one.
     _ = _unlink(from, isLeaf: isLeaf, keepingEmptySection: true)
+  }
+
+  /// Moves entries from the neighbour at `source` (a child entry of the same node, right
+  /// before or after `child`'s at `at`) to `child`, until the two hold about as many.
+  @inlinable
+  mutating func _borrow(into child: Int32, at: Int, from source: Int, isLeaf: Bool) {
+    let neighbour = _children[source]
+    let (have, spare) = (_fill(child, isLeaf: isLeaf), _fill(neighbour, isLeaf: isLeaf))
+    let moved = (spare - have) / 2
+    guard moved > 0 else { return }
+    // The entries that move: the neighbour's first ones when it comes after, its last ones
+    // when it comes before.
+    let taken = source > at ? 0..<moved : spare - moved..<spare
+    var elements = Int32(moved)
+    if !isLeaf {
+      elements = 0
+      for k in taken { elements += _childCounts[Int(neighbour) * fanout + k] }
+    }
+    if source > at {
+      _copyEntries(of: neighbour, taken, to: child, at: have, isLeaf: isLeaf)
+      _copyEntries(of: neighbour, moved..<spare, to: neighbour, at: 0, isLeaf: isLeaf)
+    } else {
+      _copyEntries(of: child, 0..<have, to: child, at: moved, isLeaf: isLeaf)
+      _copyEntries(of: neighbour, taken, to: child, at: 0, isLeaf: isLeaf)
+    }
+    _setFill(child, isLeaf: isLeaf, to: have + moved)
+    _setFill(neighbour, isLeaf: isLeaf, to: spare - moved)
+    _childCounts[at] += elements
+    _childCounts[source] -= elements
+    // The later one's first element changed; it is not its parent's first child.
+    let later = max(at, source)
+    _childFirsts[later] = _first(of: _children[later], isLeaf: isLeaf)
+  }
+
+  /// Copies the entries `range` of `source` to `target` from `offset` on: slots (and their
+  /// leaf) for leaves when `isLeaf`, else children with their counts, first elements and
+  /// parent. `source` and `target` may be the same (a shift either way).
+  @inlinable
+  mutating func _copyEntries(
+    of source: Int32, _ range: Range<Int>, to target: Int32, at offset: Int, isLeaf: Bool
+  ) {
+    let shift = offset - range.lowerBound
+    // Backwards when the entries move up within one leaf or node.
+    if source == target && shift > 0 {
+      for index in range.reversed() {
+        _copyEntry(of: source, index, to: target, index + shift, isLeaf: isLeaf)
+      }
+    } else {
+      for index in range {
+        _copyEntry(of: source, index, to: target, index + shift, isLeaf: isLeaf)
+      }
+    }
+  }
+
+  /// Copies entry `index` of `source` to entry `destination` of `target` (see `_copyEntries`).
+  @inline(__always)
+  @inlinable
+  mutating func _copyEntry(
+    of source: Int32, _ index: Int, to target: Int32, _ destination: Int, isLeaf: Bool
+  ) {
+    if isLeaf {
+      let slot = _leafEntries[Int(source) * leafCapacity + index]
+      _leafEntries[Int(target) * leafCapacity + destination] = slot
+      _slots[Int(slot)].leaf = target
+    } else {
+      let (from, to) = (Int(source) * fanout + index, Int(target) * fanout + destination)
+      _children[to] = _children[from]
+      _childCounts[to] = _childCounts[from]
+      _childFirsts[to] = _childFirsts[from]
+      _setParent(of: _children[to], isLeaf: _nodeIsBottom[Int(target)], to: target)
+    }
+  }
+
+  /// The number of entries of `tree` (a leaf when `isLeaf`).
+  @inline(__always)
+  @inlinable
+  func _fill(_ tree: Int32, isLeaf: Bool) -> Int {
+    Int(isLeaf ? _leafCounts[Int(tree)] : _nodeCounts[Int(tree)])
+  }
+
+  @inline(__always)
+  @inlinable
+  mutating func _setFill(_ tree: Int32, isLeaf: Bool, to fill: Int) {
+    if isLeaf { _leafCounts[Int(tree)] = Int32(fill) } else { _nodeCounts[Int(tree)] = Int32(fill) }
   }
 
   @inlinable

@@ -263,9 +263,8 @@ extension OrderedIndexTests {
       if item.sortKey % 97 == 0 { index._checkInvariants() }
     }
     index._checkInvariants()
-    // Removed in order, the emptied leaves and nodes go and the sparse ones merge, so the
-    // height comes down (to 4, from 10), though not to that of a load of 30 (removals in
-    // another order can leave it higher: see `_OrderedIndex`).
+    // The emptied leaves and nodes go and the sparse ones merge or even out with a neighbour:
+    // 30 elements in leaves under nodes of two children or more.
     #expect(index._sections[0].height <= 4)
     #expect(index.names == [(0..<30).map { "i\($0 * 100)" }])
     for item in items where item.sortKey.isMultiple(of: 100) { index.remove(item.id) }
@@ -282,5 +281,51 @@ extension OrderedIndexTests {
     #expect(index._sections[0].height == 0)
     #expect(index.element(atSection: 0, row: 0) === items[0])
     index._checkInvariants()
+  }
+}
+
+extension OrderedIndexTests {
+  /// The orders of removal that hollow out a tree.
+  enum RemovalOrder: CaseIterable {
+    case ascending, descending, middleOut, everyOtherFirst, random
+  }
+
+  /// However a bulk-loaded section shrinks, every node keeps two children or more (checked
+  /// with the invariants as it shrinks), so the height follows the count: a handful of elements
+  /// end up at most two levels above their leaves, not at the height of the thousands there were.
+  @Test(arguments: RemovalOrder.allCases)
+  func theHeightFollowsTheCountWhateverTheOrderOfRemovals(_ order: RemovalOrder) {
+    var rng = SplitMix64(seed: 7)
+    var index = ItemIndex.items(shape: .narrow)
+    index.keys = _SortKeys.make([SortDescriptor(\Item.sortKey)])
+    let items = (0..<2_187).map { Item("i\($0)", sortKey: $0 / 3, sequence: UInt64($0)) }
+    index.load(
+      index.prepareLoad(
+        items, sectionKeys: items.map(\.sectionKey), sequences: items.map(\.sequence)))
+    index._checkInvariants()
+    let tall = index._sections[0].height
+    #expect(tall >= 6)
+    var doomed = Array(items.dropFirst(5))
+    switch order {
+    case .ascending: break
+    case .descending: doomed.reverse()
+    case .middleOut:
+      doomed.sort { abs($0.sortKey - 364) < abs($1.sortKey - 364) }
+    case .everyOtherFirst:
+      doomed = doomed.enumerated().sorted {
+        ($0.offset % 2, $0.offset) < ($1.offset % 2, $1.offset)
+      }
+      .map(\.element)
+    case .random: doomed.shuffle(using: &rng)
+    }
+    for (step, item) in doomed.enumerated() {
+      index.remove(item.id)
+      if step % 29 == 0 { index._checkInvariants() }
+    }
+    index._checkInvariants()
+    #expect(index.count == 5)
+    #expect(index.names == [(0..<5).map { "i\($0)" }])
+    // Five elements: at most five leaves under nodes of two children or more.
+    #expect(index._sections[0].height <= 2)
   }
 }
