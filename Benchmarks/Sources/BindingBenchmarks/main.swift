@@ -97,16 +97,19 @@ if CommandLine.arguments.contains("--prototype-index") {
 }
 if CommandLine.arguments.contains("--profile-relation") {
   // For profilers: one controller over 10^4 albums (PROFILE_ALBUMS to change it), 2x10^5 year
-  // changes.
+  // changes (PROFILE_MOVES to change it).
   var rng = SplitMix64(seed: 1)
-  let albums = ProcessInfo.processInfo.environment["PROFILE_ALBUMS"].flatMap { Int($0) } ?? 10_000
+  let environment = ProcessInfo.processInfo.environment
+  let albums = environment["PROFILE_ALBUMS"].flatMap { Int($0) } ?? 10_000
+  let changes = environment["PROFILE_MOVES"].flatMap { Int($0) } ?? 200_000
   let fixture = try RelationFixture(makeAlbums(albums, &rng))
   let start = ContinuousClock.now
-  moveBody(fixture, seed: 2)(200_000)
+  moveBody(fixture, seed: 2)(changes)
   let elapsed = (ContinuousClock.now - start).components
   // The moves alone (the fixture's building is most of a run at 10^6).
   let nanoseconds = Double(elapsed.seconds) * 1e9 + Double(elapsed.attoseconds) / 1e9
-  print("\(fixture.receiver.moves) moves, \(Int(nanoseconds / 200_000)) ns per year change")
+  print(
+    "\(fixture.receiver.moves) moves, \(Int(nanoseconds / Double(changes))) ns per year change")
   exit(0)
 }
 if CommandLine.arguments.contains("--profile-append") {

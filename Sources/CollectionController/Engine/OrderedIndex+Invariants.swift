@@ -5,7 +5,7 @@ extension _OrderedIndex {
     /// Traps unless every structural invariant holds: section keys strictly increasing, no empty
     /// section but the permanent one, root tags, parent links, counts and first elements, no
     /// empty or full leaf or node, each slot's leaf, the element order (comparator, then
-    /// sequence), positions, the identity table and the free lists.
+    /// sequence), positions, the identity table, the free lists, and that no element is detached.
     ///
     /// Compiled only with `-D COLLECTION_CONTROLLER_INTERNAL_CHECKS` (see Package.swift).
     ///
@@ -13,6 +13,7 @@ extension _OrderedIndex {
     ///   element's position and row are read from the top).
     @inlinable
     func _checkInvariants(order checksOrder: Bool = true) {
+      precondition(_detachedCount == 0, "\(_detachedCount) elements detached and never removed")
       var total = 0
       var linkedLeaves = 0
       var linkedNodes = 0

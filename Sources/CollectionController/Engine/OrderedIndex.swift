@@ -143,9 +143,16 @@ struct _OrderedIndex<Element: AnyObject, SectionKey: Hashable & Comparable>: ~Co
   /// Identity table: element identities to slots.
   @usableFromInline
   var _table = _IdentityTable()
-  /// The number of elements.
+  /// The number of elements (detached ones not counted).
   @usableFromInline
   var count = 0
+  /// The slots that `detach(contentsOf:)` took out of their leaves, kept with their identity and
+  /// element until `insert(_:sequence:at:)` puts them back or `removeDetached()` frees them.
+  @usableFromInline
+  var _detached: ContiguousArray<Int32> = []
+  /// How many of `_detached` are still out of every leaf.
+  @usableFromInline
+  var _detachedCount = 0
   /// Incremented by every mutation; lets a change-set builder check that it saw the old content.
   @usableFromInline
   var _version: UInt64 = 0
@@ -513,12 +520,16 @@ extension _OrderedIndex {
   /// Inserts `element` at `point`, found by `insertionPoint(for:sectionKey:sequence:)` with no
   /// change to the index since; compares no elements and no section keys.
   ///
+  /// A detached element (see `detach(contentsOf:)`) goes back into its own slot.
+  ///
   /// - Precondition: The element is not in the index.
   /// - Complexity: O(log n), plus O(s) when the section is new.
   @inlinable
   mutating func insert(_ element: Element, sequence: UInt64, at point: InsertionPoint) {
     precondition(point.version == _version, "stale insertion point")
-    precondition(_find(ObjectIdentifier(element)) < 0, "the element is already in the index")
+    let detached = _findSlot(ObjectIdentifier(element))
+    precondition(
+      detached < 0 || _slots[Int(detached)].leaf < 0, "the element is already in the index")
     precondition(count < Int(Int32.max) - 1, "too many elements for 32-bit slot numbers")
     let section: Int
     if let existing = point.section {
@@ -528,7 +539,15 @@ extension _OrderedIndex {
       _sections.insert(_Section(key: point.sectionKey, root: -1), at: section)
       _retagRoots(from: section + 1)
     }
-    let slot = _allocate(element, sequence: sequence)
+    let slot: Int32
+    if detached >= 0 {
+      slot = detached
+      _slots[Int(slot)].sequence = sequence
+      _detachedCount -= 1
+    } else {
+      slot = _allocate(element, sequence: sequence)
+      _tableInsert(slot)
+    }
     keys?.keepStaged(at: slot, for: element)
     if point.leaf < 0 {
       precondition(_sections[section].root < 0, "stale insertion point")
@@ -542,7 +561,6 @@ extension _OrderedIndex {
     } else {
       _insert(slot, into: point.leaf, at: point.offset)
     }
-    _tableInsert(slot)
     count += 1
     _version &+= 1
   }
@@ -611,6 +629,49 @@ extension _OrderedIndex {
     if emptied { _removeEmptySections() }
   }
 
+  /// Takes the elements with identities `ids` (those in the index) out of their sections, as
+  /// `remove(contentsOf:)` does, but keeps each one's slot, with its identity and element, for
+  /// `insert(_:sequence:at:)` to put it back: a move then frees no slot and allocates none,
+  /// and leaves the identity table and the element's reference alone.
+  ///
+  /// Until they go back or `removeDetached()` frees them, detached elements are not in the
+  /// index for any lookup.
+  ///
+  /// - Precondition: No element is detached (each detach ends with `removeDetached()`).
+  /// - Complexity: As `remove(contentsOf:)`.
+  @inlinable
+  mutating func detach(contentsOf ids: some Sequence<ObjectIdentifier>) {
+    precondition(_detachedCount == 0, "elements detached earlier were never removed")
+    _detached.removeAll(keepingCapacity: true)
+    var emptied = false
+    for id in ids {
+      let slot = _find(id)
+      guard slot >= 0 else { continue }
+      if _detach(slot, keepingEmptySection: true) { emptied = true }
+      _detached.append(slot)
+      _detachedCount += 1
+    }
+    if emptied { _removeEmptySections() }
+  }
+
+  /// Whether some detached element was neither inserted again nor removed.
+  @inlinable
+  var hasDetached: Bool { _detachedCount > 0 }
+
+  /// Removes the detached elements that were not inserted again.
+  ///
+  /// - Complexity: O(k) for k detached elements.
+  @inlinable
+  mutating func removeDetached() {
+    for slot in _detached where _slots[Int(slot)].leaf < 0 {
+      _tableRemove(slot, id: ObjectIdentifier(_element(slot)))
+      _free(slot)
+    }
+    _detached.removeAll(keepingCapacity: true)
+    _detachedCount = 0
+    _version &+= 1
+  }
+
   /// Removes the element in `slot`, whose identity is `id`; a section it leaves empty is
   /// removed too, or kept (for `_removeEmptySections()`) if `keep` is set, so that no section
   /// index shifts. Returns whether it left its section empty and that section is not the
@@ -620,7 +681,16 @@ extension _OrderedIndex {
   mutating func _remove(
     _ slot: Int32, id: ObjectIdentifier, keepingEmptySection keep: Bool
   ) -> Bool {
+    let emptied = _detach(slot, keepingEmptySection: keep)
     _tableRemove(slot, id: id)
+    _free(slot)
+    return emptied
+  }
+
+  /// Takes the element in `slot` out of its leaf, keeping its slot, identity and element;
+  /// returns what `_remove` returns.
+  @inlinable
+  mutating func _detach(_ slot: Int32, keepingEmptySection keep: Bool) -> Bool {
     let leaf = _slots[Int(slot)].leaf
     let base = Int(leaf) * leafCapacity
     let last = Int(_leafCounts[Int(leaf)]) - 1
@@ -641,7 +711,7 @@ extension _OrderedIndex {
       child = node
       node = _nodeParents[Int(node)]
     }
-    _free(slot)
+    _slots[Int(slot)].leaf = -1
     count -= 1
     _version &+= 1
     if last == 0 {
@@ -675,6 +745,8 @@ extension _OrderedIndex {
     _slots.removeAll()
     _elements.removeAll()
     _freeSlot = -1
+    _detached.removeAll()
+    _detachedCount = 0
     _removeAllTrees()
     _table.removeAll()
     keys?.removeAll()

@@ -118,8 +118,10 @@ extension RelationController {
         builder.touch(element, changedAttributes: changed, in: _state.index)
       }
     }
-    // All at once: the sections they leave empty go in one pass, not one shift each.
-    _write { $0.index.remove(contentsOf: touched.lazy.map { ObjectIdentifier($0.element) }) }
+    // All at once: the sections they leave empty go in one pass, not one shift each. Detached,
+    // not removed: each keeps its slot for its insertion below (a move frees and allocates
+    // nothing); those that are not placed again are removed after.
+    _write { $0.index.detach(contentsOf: touched.lazy.map { ObjectIdentifier($0.element) }) }
     // In bulk only with kept keys: a live comparison that is not a total order (NaN) would
     // give the sort no consistent answer, while inserting one by one still places each
     // element consistently with its neighbours.
@@ -137,6 +139,9 @@ extension RelationController {
         _write { $0.index.insert(element, sequence: labels[offset], at: point) }
       }
     }
+    // Filtered out, deleted or no longer members. (Only the drainer writes the index, so it
+    // reads this without the lock.)
+    if _state.index.hasDetached { _write { $0.index.removeDetached() } }
     guard reports else { return nil }
     // Moved, never copied, from here to the delivery: a copy retains each of its arrays.
     var changes = RelationChangeSet<Element>()

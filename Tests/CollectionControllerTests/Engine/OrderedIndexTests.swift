@@ -329,3 +329,83 @@ extension OrderedIndexTests {
     #expect(index._sections[0].height <= 2)
   }
 }
+
+extension OrderedIndexTests {
+  /// Detached elements (a transaction's moves) are in the index for no lookup; those inserted
+  /// again go back into their own slots, new elements inserted meanwhile get others (and grow
+  /// the identity table past its detached entries), and `removeDetached()` removes the rest:
+  /// the content is what removing and inserting one by one gives.
+  @Test(arguments: IndexShape.allCases, [(1, nil), (2, 0)] as [(UInt64, Int?)])
+  func detachedElementsGoBackIntoTheirSlotsAndTheRestAreRemoved(
+    shape: IndexShape, case: (seed: UInt64, permanent: Int?)
+  ) {
+    let (seed, permanent) = `case`
+    var rng = SplitMix64(seed: seed)
+    func randomItem(_ n: Int) -> Item {
+      Item(
+        "i\(n)", sortKey: Int.random(in: 0..<30, using: &rng),
+        sectionKey: Int.random(in: 0..<100, using: &rng), sequence: UInt64(n))
+    }
+    let items = (0..<1_000).map(randomItem)
+    var detaching = ItemIndex.items(permanentSection: permanent, shape: shape)
+    var reference = ItemIndex.items(permanentSection: permanent, shape: shape)
+    for item in items {
+      detaching.insert(item)
+      reference.insert(item)
+    }
+    // Every element of the sections below 10 (so that sections empty), and a random third of
+    // the others, in random order.
+    var touched = items.filter { $0.sectionKey < 10 || Int.random(in: 0..<3, using: &rng) == 0 }
+    touched.shuffle(using: &rng)
+    let slots = touched.map { detaching._findSlot($0.id) }
+    let stranger = Item("x", sortKey: 0, sequence: 9_000)
+    detaching.detach(contentsOf: (touched + [stranger]).map(\.id))
+    #expect(detaching.count == items.count - touched.count)
+    #expect(detaching.hasDetached == true)
+    for item in touched {
+      #expect(detaching.contains(item.id) == false)
+      #expect(detaching.position(of: item.id) == nil)
+      #expect(detaching.located(item.id) == nil)
+    }
+    #expect(detaching.sectionKeys.allSatisfy { $0 >= 10 || $0 == permanent })
+    // Half of them move (new keys) and go back; the others are dropped. New elements, more
+    // than the table held, go in between.
+    let kept = touched.filter { _ in Bool.random(using: &rng) }
+    let newcomers = (1_000..<3_000).map(randomItem)
+    for item in touched { reference.remove(item.id) }
+    // The identity table holds the detached elements too: its load counts them.
+    var overloaded = false
+    func insert(_ item: Item) {
+      detaching.insert(item)
+      reference.insert(item)
+      let entries = detaching.count + detaching._detachedCount
+      overloaded = overloaded || entries * 4 > detaching._table.buckets.count * 3
+    }
+    for (offset, item) in kept.enumerated() {
+      item.sortKey = Int.random(in: 0..<30, using: &rng)
+      item.sectionKey = Int.random(in: 0..<100, using: &rng)
+      for newcomer in newcomers[(offset * 4)..<(offset * 4 + 4)] { insert(newcomer) }
+      insert(item)
+    }
+    for newcomer in newcomers.dropFirst(kept.count * 4) { insert(newcomer) }
+    #expect(overloaded == false)
+    #expect(detaching.hasDetached == (kept.count < touched.count))
+    detaching.removeDetached()
+    #expect(detaching.hasDetached == false)
+    detaching._checkInvariants()
+    #expect(detaching.count == reference.count)
+    #expect(detaching.sectionKeys == reference.sectionKeys)
+    #expect(detaching.names == reference.names)
+    for (item, slot) in zip(touched, slots) where kept.contains(where: { $0 === item }) {
+      #expect(detaching._findSlot(item.id) == slot)
+    }
+    for item in touched where !kept.contains(where: { $0 === item }) {
+      #expect(detaching.contains(item.id) == false)
+    }
+    // The index stays usable: a second round detaches again.
+    detaching.detach(contentsOf: kept.map(\.id))
+    detaching.removeDetached()
+    #expect(detaching.count == reference.count - kept.count)
+    detaching._checkInvariants()
+  }
+}
