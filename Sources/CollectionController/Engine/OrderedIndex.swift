@@ -905,17 +905,13 @@ extension _OrderedIndex {
     let half = leafCapacity / 2
     let moved = leafCapacity - half
     let sibling = _newLeaf()
-    let (from, to) = (Int(leaf) * leafCapacity + half, Int(sibling) * leafCapacity)
-    for k in 0..<moved {
-      let slot = _leafEntries[from + k]
-      _leafEntries[to + k] = slot
-      _slots[Int(slot)].leaf = sibling
-    }
+    _copyEntries(of: leaf, half..<leafCapacity, to: sibling, at: 0, isLeaf: true)
     _leafCounts[Int(leaf)] = Int32(half)
     _leafCounts[Int(sibling)] = Int32(moved)
     _leafParents[Int(sibling)] = parent
     _addChild(
-      sibling, count: Int32(moved), first: _leafEntries[to], after: leaf, in: parent)
+      sibling, count: Int32(moved), first: _first(of: sibling, isLeaf: true), after: leaf,
+      in: parent)
   }
 
   /// Splits the full `node`, its upper half going to a new node after it.
@@ -927,20 +923,13 @@ extension _OrderedIndex {
     let moved = fanout - half
     let isBottom = _nodeIsBottom[Int(node)]
     let sibling = _newNode(isBottom: isBottom)
-    let (from, to) = (Int(node) * fanout + half, Int(sibling) * fanout)
-    var total: Int32 = 0
-    for k in 0..<moved {
-      let child = _children[from + k]
-      _children[to + k] = child
-      _childCounts[to + k] = _childCounts[from + k]
-      _childFirsts[to + k] = _childFirsts[from + k]
-      total += _childCounts[from + k]
-      _setParent(of: child, isLeaf: isBottom, to: sibling)
-    }
+    _copyEntries(of: node, half..<fanout, to: sibling, at: 0, isLeaf: false)
     _nodeCounts[Int(node)] = Int32(half)
     _nodeCounts[Int(sibling)] = Int32(moved)
     _nodeParents[Int(sibling)] = parent
-    _addChild(sibling, count: total, first: _childFirsts[to], after: node, in: parent)
+    _addChild(
+      sibling, count: _total(of: sibling, isLeaf: false), first: _first(of: sibling, isLeaf: false),
+      after: node, in: parent)
   }
 
   /// Adds `child`, which took `count` elements (with its first element, `first`) from
