@@ -148,6 +148,8 @@ extension RelationControllerFuzzTests {
     var reconfigurations = 0
     /// Transactions in which the filter wrote while the controller ran it.
     var writesDuringEvaluation = 0
+    /// The most levels of nodes any section's tree had after a transaction.
+    var tallest: Int32 = 0
     var changes = ChangeTally()
 
     subscript(dynamicMember keyPath: KeyPath<ChangeTally.Counts, Int>) -> Int {
@@ -158,7 +160,8 @@ extension RelationControllerFuzzTests {
 
     var description: String {
       "\(operations) operations, \(transactions) transactions, \(reconfigurations) "
-        + "reconfigurations, \(writesDuringEvaluation) with a filter that wrote, \(changes)"
+        + "reconfigurations, \(writesDuringEvaluation) with a filter that wrote, \(changes), "
+        + "trees up to \(tallest) levels of nodes high"
     }
   }
 
@@ -177,6 +180,8 @@ extension RelationControllerFuzzTests {
     #expect(stats.inserts > 0 && stats.deletes > 0 && stats.moves > 0 && stats.updates > 0)
     #expect(stats.changedMoves > 0 && stats.reconfigurations > 0)
     #expect(stats.writesDuringEvaluation > 0)
+    // Nodes split and merge: above the leaves, a level of nodes and one of roots over them.
+    #expect(stats.tallest >= 2)
   }
 
   /// One artist and one controller through `budget` random operations.
@@ -195,7 +200,11 @@ extension RelationControllerFuzzTests {
           Track(Int.random(in: 10..<120, using: &rng))
         })
     }
-    let size = [12, 60, 200, 300][Int(seed % 4)]
+    // With the release shape of the index (leaves of 64, nodes of 32), one run in five grows
+    // sections of thousands, so that nodes split and merge there too (a checked build's
+    // leaves and nodes of 4 do at every size).
+    let sizes = _IndexShape.leafCapacity > 4 ? [12, 60, 200, 300, 10_000] : [12, 60, 200, 300]
+    let size = sizes[Int(seed % UInt64(sizes.count))]
     let artist = Artist((0..<Int.random(in: 0...size, using: &rng)).map { _ in makeAlbum(&rng) })
     var configuration = FuzzConfiguration.all[Int(seed % UInt64(FuzzConfiguration.all.count))]
     // A write the filter makes the next time the controller evaluates it (the drainer, a
@@ -394,6 +403,8 @@ extension RelationControllerFuzzTests {
         operations += 1
       }
       localStats.transactions += 1
+      localStats.tallest = max(
+        localStats.tallest, albums._state.index._sections.map(\.height).max() ?? 0)
       if wroteDuringEvaluation { localStats.writesDuringEvaluation += 1 }
       wroteDuringEvaluation = false
       let content = albums.snapshot.itemIdentifiers
