@@ -113,8 +113,7 @@ extension _OrderedIndex {
     _elements.removeAll(keepingCapacity: true)
     _freeSlot = -1
     // Detached elements that were not placed again go with the rest.
-    _detached.removeAll(keepingCapacity: true)
-    _detachedCount = 0
+    _forgetDetached()
     _removeAllTrees(keepingCapacity: true)
     _table.removeAll()
     // A sixteenth more than the elements: the first appends after a load do not move every

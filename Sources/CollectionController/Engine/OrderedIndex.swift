@@ -1,3 +1,4 @@
+import Binding
 import Foundation
 
 /// The ordered, sectioned content of a relation controller: class instances grouped into sections
@@ -38,6 +39,11 @@ import Foundation
 /// index.insert(album, sectionKey: album.decade, sequence: 0)
 /// ```
 ///
+/// A batch does the same with `detach(contentsOf:)`, which takes the elements out of their
+/// sections but keeps their slots, then an insertion of each (back into its own slot), then
+/// `removeDetached()` for those that were not inserted again: a relation controller's
+/// transaction, where a moved element frees and allocates nothing.
+///
 /// Sections exist while they hold at least one element, except the optional permanent section
 /// (`permanentSectionKey`), which exists always, even when empty. A controller without sectioning
 /// passes a constant key as the permanent section key and gets exactly one section at all times;
@@ -51,7 +57,8 @@ import Foundation
 /// - Complexity: With *n* elements and *s* sections, insertion takes O(log n) comparisons;
 ///   insertion, removal, locating an element and reading by position take O(log n) time (plus
 ///   O(log s) key comparisons to find a section and O(s) when a section appears or disappears;
-///   the sections that a batch of removals, `remove(contentsOf:)`, empties cost O(s) once).
+///   the sections that a batch of removals, `remove(contentsOf:)` or `detach(contentsOf:)`,
+///   empties cost O(s) once).
 @usableFromInline
 struct _OrderedIndex<Element: AnyObject, SectionKey: Hashable & Comparable>: ~Copyable {
   /// Compares two elements by their live sort keys; `.orderedSame` falls back to sequence numbers.
@@ -613,7 +620,8 @@ extension _OrderedIndex {
   }
 
   /// Removes the elements with identities `ids` (those in the index), without comparing
-  /// elements, then at once the sections they left empty.
+  /// elements, then at once the sections they left empty: `detach(contentsOf:)`, then
+  /// `removeDetached()`.
   ///
   /// - Complexity: O(k log n) for k identities, plus O(s) once if a section disappears.
   ///   (Removing them one by one costs O(s) for each section that disappears, the later
@@ -621,12 +629,8 @@ extension _OrderedIndex {
   ///   sections, 0.6 s for 4x10^4 one-element sections.)
   @inlinable
   mutating func remove(contentsOf ids: some Sequence<ObjectIdentifier>) {
-    var emptied = false
-    for id in ids {
-      let slot = _find(id)
-      if slot >= 0 && _remove(slot, id: id, keepingEmptySection: true) { emptied = true }
-    }
-    if emptied { _removeEmptySections() }
+    detach(contentsOf: ids)
+    removeDetached()
   }
 
   /// Takes the elements with identities `ids` (those in the index) out of their sections, as
@@ -635,14 +639,16 @@ extension _OrderedIndex {
   /// and leaves the identity table and the element's reference alone.
   ///
   /// Until they go back or `removeDetached()` frees them, detached elements are not in the
-  /// index for any lookup.
+  /// index for any lookup. A detached slot's record has no leaf (-1), as the last free slot's
+  /// does; only the element a detached slot keeps tells them apart.
   ///
-  /// - Precondition: No element is detached (each detach ends with `removeDetached()`).
-  /// - Complexity: As `remove(contentsOf:)`.
+  /// - Precondition: No element is detached (every element detached earlier was inserted
+  ///   again, or `removeDetached()` ran).
+  /// - Complexity: O(k log n) for k identities, plus O(s) once if a section disappears.
   @inlinable
   mutating func detach(contentsOf ids: some Sequence<ObjectIdentifier>) {
     precondition(_detachedCount == 0, "elements detached earlier were never removed")
-    _detached.removeAll(keepingCapacity: true)
+    _forgetDetached()
     var emptied = false
     for id in ids {
       let slot = _find(id)
@@ -663,13 +669,24 @@ extension _OrderedIndex {
   /// - Complexity: O(k) for k detached elements.
   @inlinable
   mutating func removeDetached() {
-    for slot in _detached where _slots[Int(slot)].leaf < 0 {
-      _tableRemove(slot, id: ObjectIdentifier(_element(slot)))
-      _free(slot)
+    if _detachedCount > 0 {
+      // Still detached: no leaf, and an element (a slot freed since has none).
+      for slot in _detached where _slots[Int(slot)].leaf < 0 {
+        guard let element = _elements[Int(slot)] else { continue }
+        _tableRemove(slot, id: ObjectIdentifier(element))
+        _free(slot)
+      }
+      _version &+= 1
     }
-    _detached.removeAll(keepingCapacity: true)
+    _forgetDetached()
+  }
+
+  /// Empties the list of detached slots (keeping its storage only while it is small, so that a
+  /// transaction over the whole relation does not keep 4 bytes per element for good).
+  @inlinable
+  mutating func _forgetDetached() {
+    _detached.removeAll(keepingCapacity: _detached.capacity <= _keptBufferCapacity)
     _detachedCount = 0
-    _version &+= 1
   }
 
   /// Removes the element in `slot`, whose identity is `id`; a section it leaves empty is
@@ -1298,7 +1315,8 @@ struct _IndexSlot {
   var identity: UInt
   @usableFromInline
   var sequence: UInt64
-  /// The leaf holding the slot, or for a free slot the next free one.
+  /// The leaf holding the slot; -1 for a detached slot (see `detach(contentsOf:)`); for a free
+  /// slot the next free one (-1 for the last).
   @usableFromInline
   var leaf: Int32
 

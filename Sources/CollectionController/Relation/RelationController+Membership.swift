@@ -74,7 +74,7 @@ extension RelationController {
       _ = _write { state in
         defer {
           state.config = config
-          // The touched elements are all removed before any is placed with the new keys.
+          // The touched elements are all detached before any is placed with the new keys.
           state.index.keys = config.makeKeys()
         }
         return state.config

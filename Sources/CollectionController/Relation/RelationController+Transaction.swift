@@ -8,8 +8,9 @@ import Foundation
 //
 // The drainer is the only writer of the content (see RelationController+State.swift). It runs
 // every user function (filter, section function, comparator, section name) with no lock held,
-// and takes the lock only to write: removing the touched elements, then inserting each at the
-// point found by comparisons made beforehand. A reader on another thread may therefore see a
+// and takes the lock only to write: detaching the touched elements (each keeps its slot),
+// inserting each again at the point found by comparisons made beforehand, then removing those
+// that were not placed again. A reader on another thread may therefore see a
 // transaction half applied (a valid content in which some touched elements are not placed
 // yet); receivers, and anything else running in the delivery context, never do. A function of
 // the configuration that reads the controller sees the content as it is being rebuilt.

@@ -402,10 +402,26 @@ extension OrderedIndexTests {
     for item in touched where !kept.contains(where: { $0 === item }) {
       #expect(detaching.contains(item.id) == false)
     }
+    // A whole transaction's list of detached slots is not kept for good.
+    #expect(detaching._detached.capacity <= 64)
     // The index stays usable: a second round detaches again.
     detaching.detach(contentsOf: kept.map(\.id))
     detaching.removeDetached()
     #expect(detaching.count == reference.count - kept.count)
     detaching._checkInvariants()
+    // Elements that all went back, then one removed (its slot freed, the only free one): a
+    // later `removeDetached()` frees nothing more.
+    var small = ItemIndex.items(shape: shape)
+    let (first, second) = (newcomers[0], newcomers[1])
+    small.insert(first)
+    small.insert(second)
+    small.detach(contentsOf: [first.id, second.id])
+    small.insert(first)
+    small.insert(second)
+    small.remove(first.id)
+    small.removeDetached()
+    #expect(small.contains(second.id) == true)
+    #expect(small.count == 1)
+    small._checkInvariants()
   }
 }
