@@ -10,6 +10,37 @@
 protocol BTreeShape {
   static var leafCapacity: Int { get }
   static var fanout: Int { get }
+  /// Which keys a leaf keeps beside its ids (the others are read by id, at random).
+  static var leafKeys: LeafKeys { get }
+}
+
+/// The keys a `BTreeLimit` leaf keeps inline, beside its ids.
+enum LeafKeys {
+  /// None: a leaf search reads every key by id, as the controller's index reads its kept keys
+  /// by slot.
+  case none
+  /// The year (a title is read by id on a tie of years).
+  case year
+  /// The year and the title.
+  case yearAndTitle
+}
+
+extension BTreeShape {
+  static var leafKeys: LeafKeys { .year }
+}
+
+/// `WideNodes` with leaves that keep no key inline.
+enum WideNodesNoLeafKeys: BTreeShape {
+  static let leafCapacity = 64
+  static let fanout = 32
+  static let leafKeys = LeafKeys.none
+}
+
+/// `WideNodes` with leaves that keep the year and the title inline.
+enum WideNodesAllLeafKeys: BTreeShape {
+  static let leafCapacity = 64
+  static let fanout = 32
+  static let leafKeys = LeafKeys.yearAndTitle
 }
 
 /// The measured shape: leaves of 64 ids (four cache lines of ids), nodes of 32 children.
@@ -48,6 +79,8 @@ struct BTreeLimit<Shape: BTreeShape> {
 
   private var leafIDs: [Int32] = []
   private var leafYears: [Int] = []
+  /// The titles beside the ids, when `Shape.leafKeys` is `.yearAndTitle`.
+  private var leafTitles: [String] = []
   private var leafCount: [Int32] = []
   private var leafParent: [Int32] = []
 
@@ -85,6 +118,9 @@ struct BTreeLimit<Shape: BTreeShape> {
       for (k, id) in chunk.enumerated() {
         leafIDs[Int(leaf) * Self.leafCapacity + k] = id
         leafYears[Int(leaf) * Self.leafCapacity + k] = years[Int(id)]
+        if Shape.leafKeys == .yearAndTitle {
+          leafTitles[Int(leaf) * Self.leafCapacity + k] = titles[Int(id)]
+        }
         leafOf[Int(id)] = leaf
       }
       leafCount[Int(leaf)] = Int32(chunk.count)
@@ -192,6 +228,9 @@ struct BTreeLimit<Shape: BTreeShape> {
             let id = leafIDs[Int(child) * Self.leafCapacity + j]
             precondition(leafOf[Int(id)] == child, "wrong leafOf")
             precondition(leafYears[Int(child) * Self.leafCapacity + j] == years[Int(id)])
+            if Shape.leafKeys == .yearAndTitle {
+              precondition(leafTitles[Int(child) * Self.leafCapacity + j] == titles[Int(id)])
+            }
           }
         } else {
           precondition(nodeParent[Int(child)] == node, "wrong node parent")
@@ -224,6 +263,9 @@ struct BTreeLimit<Shape: BTreeShape> {
   private mutating func newLeaf() -> Int32 {
     leafIDs.append(contentsOf: repeatElement(-1, count: Self.leafCapacity))
     leafYears.append(contentsOf: repeatElement(0, count: Self.leafCapacity))
+    if Shape.leafKeys == .yearAndTitle {
+      leafTitles.append(contentsOf: repeatElement("", count: Self.leafCapacity))
+    }
     leafCount.append(0)
     leafParent.append(-1)
     return Int32(leafCount.count - 1)
@@ -292,6 +334,7 @@ struct BTreeLimit<Shape: BTreeShape> {
     for k in at..<last {
       leafIDs[base + k] = leafIDs[base + k + 1]
       leafYears[base + k] = leafYears[base + k + 1]
+      if Shape.leafKeys == .yearAndTitle { leafTitles[base + k] = leafTitles[base + k + 1] }
     }
     leafCount[Int(leaf)] = Int32(last)
     leafOf[Int(id)] = -1
@@ -359,21 +402,24 @@ struct BTreeLimit<Shape: BTreeShape> {
     var (at, high) = (0, last)
     while at < high {
       let middle = (at + high) / 2
-      let year = leafYears[base + middle]
       let other = Int(leafIDs[base + middle])
+      let year = Shape.leafKeys == .none ? years[other] : leafYears[base + middle]
+      let title = Shape.leafKeys == .yearAndTitle ? leafTitles[base + middle] : titles[other]
       let below =
         key.0 != year
-        ? key.0 < year : key.1 != titles[other] ? key.1 < titles[other] : key.2 < order[other]
+        ? key.0 < year : key.1 != title ? key.1 < title : key.2 < order[other]
       if below { high = middle } else { at = middle + 1 }
     }
     var k = last
     while k > at {
       leafIDs[base + k] = leafIDs[base + k - 1]
       leafYears[base + k] = leafYears[base + k - 1]
+      if Shape.leafKeys == .yearAndTitle { leafTitles[base + k] = leafTitles[base + k - 1] }
       k -= 1
     }
     leafIDs[base + at] = id
     leafYears[base + at] = key.0
+    if Shape.leafKeys == .yearAndTitle { leafTitles[base + at] = key.1 }
     leafCount[Int(leaf)] = Int32(last + 1)
     leafOf[Int(id)] = leaf
     count += 1
@@ -389,6 +435,7 @@ struct BTreeLimit<Shape: BTreeShape> {
       let id = leafIDs[from + half + k]
       leafIDs[to + k] = id
       leafYears[to + k] = leafYears[from + half + k]
+      if Shape.leafKeys == .yearAndTitle { leafTitles[to + k] = leafTitles[from + half + k] }
       leafOf[Int(id)] = sibling
     }
     leafCount[Int(leaf)] = Int32(half)
@@ -454,30 +501,45 @@ struct BTreeLimit<Shape: BTreeShape> {
   }
 }
 
-/// The prototype's measurement (`--prototype-index`): both structures checked against
+/// The prototype's measurement (`--prototype-index`): every structure checked against
 /// `sorted(by:)`, then the limit line's repositions through each, at 10^4, 10^5 and 10^6
 /// albums, 20,000 per round, 7 interleaved rounds; prints the medians and the per-round ratios.
+/// The B+tree runs with leaves that keep the year inline (the prototype), no key (as the
+/// controller's index reads its kept keys by slot), and the year and the title.
 @MainActor func prototypeIndex() {
   limitTreeSelfCheck(LimitTree.self)
   limitTreeSelfCheck(BTreeLimit<NarrowNodes>.self)
   limitTreeSelfCheck(BTreeLimit<WideNodes>.self)
-  print("self-checks passed (treap; B+tree with nodes of 4 and of 32)")
+  limitTreeSelfCheck(BTreeLimit<WideNodesNoLeafKeys>.self)
+  limitTreeSelfCheck(BTreeLimit<WideNodesAllLeafKeys>.self)
+  print("self-checks passed (treap; B+tree with nodes of 4 and of 32, with each leaf layout)")
   let rounds = Rounds()
-  var variants: [(size: Int, treap: Int, btree: Int)] = []
+  var variants: [(size: Int, treap: Int, year: Int, none: Int, both: Int)] = []
   for (size, seed) in [(10_000, 2), (100_000, 3), (1_000_000, 4)] {
     var rng = SplitMix64(seed: UInt64(seed))
     let albums = makeAlbums(size, &rng)
     let treap = rounds.add(iterations: 20_000, repositionBody(albums, LimitTree.self, seed: 5))
-    let btree = rounds.add(
+    let year = rounds.add(
       iterations: 20_000, repositionBody(albums, BTreeLimit<WideNodes>.self, seed: 5))
-    variants.append((size, treap, btree))
+    let none = rounds.add(
+      iterations: 20_000, repositionBody(albums, BTreeLimit<WideNodesNoLeafKeys>.self, seed: 5))
+    let both = rounds.add(
+      iterations: 20_000, repositionBody(albums, BTreeLimit<WideNodesAllLeafKeys>.self, seed: 5))
+    variants.append((size, treap, year, none, both))
   }
   rounds.run(7)
-  for (size, treap, btree) in variants {
-    let spread = rounds.ratios(btree, over: treap)
+  for variant in variants {
+    func versus(_ measured: Int, _ baseline: Int) -> String {
+      let spread = rounds.ratios(measured, over: baseline)
+      return "\(ratio(spread.median)) (\(ratio(spread.low))-\(ratio(spread.high)))"
+    }
     print(
-      "N=\(size): treap \(ns(rounds.median(treap))), B+tree \(ns(rounds.median(btree))),"
-        + " B+tree / treap \(ratio(spread.median)) (\(ratio(spread.low))-\(ratio(spread.high)))")
+      "N=\(variant.size): treap \(ns(rounds.median(variant.treap))); B+tree, leaves keeping the"
+        + " year \(ns(rounds.median(variant.year))) (/ treap \(versus(variant.year, variant.treap))),"
+        + " no key \(ns(rounds.median(variant.none))) (/ treap \(versus(variant.none, variant.treap))),"
+        + " year and title \(ns(rounds.median(variant.both)))"
+        + " (/ treap \(versus(variant.both, variant.treap)); / no key \(versus(variant.both, variant.none)))"
+    )
   }
 }
 

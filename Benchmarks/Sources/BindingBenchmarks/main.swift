@@ -90,8 +90,9 @@ import Synchronization
 
 let quick = CommandLine.arguments.contains("--quick")
 if CommandLine.arguments.contains("--prototype-index") {
-  // The index prototype: the limit line's treap against an order-statistics B+tree, the same
-  // repositions (the album written too) at three sizes, in interleaved rounds.
+  // The index prototype: the limit line's treap against an order-statistics B+tree with three
+  // leaf layouts, the same repositions (the album written too) at three sizes, in interleaved
+  // rounds.
   prototypeIndex()
   exit(0)
 }
