@@ -762,8 +762,7 @@ extension _OrderedIndex {
     _slots.removeAll()
     _elements.removeAll()
     _freeSlot = -1
-    _detached.removeAll()
-    _detachedCount = 0
+    _forgetDetached()
     _removeAllTrees()
     _table.removeAll()
     keys?.removeAll()
@@ -1159,6 +1158,7 @@ extension _OrderedIndex {
     Int(isLeaf ? _leafCounts[Int(tree)] : _nodeCounts[Int(tree)])
   }
 
+  /// Sets the number of entries of `tree` (a leaf when `isLeaf`).
   @inline(__always)
   @inlinable
   mutating func _setFill(_ tree: Int32, isLeaf: Bool, to fill: Int) {
