@@ -92,7 +92,7 @@ extension _OrderedIndex {
       Self._checkFreeList(
         _freeNode, counts: _nodeCounts, links: _nodeParents, linked: linkedNodes, of: "nodes")
       var mapped = 0
-      for slot in _table.buckets where slot >= 0 {
+      _table.forEachSlot { slot in
         mapped += 1
         precondition(
           _find(ObjectIdentifier(_element(slot))) == slot, "identity table cannot find a slot")
