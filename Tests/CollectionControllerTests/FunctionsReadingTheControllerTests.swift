@@ -3,6 +3,7 @@ import CollectionController
 import Dispatch
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 /// Filter, sort and section functions that read the controller they configure.
@@ -257,5 +258,118 @@ extension FunctionsReadingTheControllerTests {
       changes.apply(to: &replayed) { $0.name }
     }
     #expect(replayed == albums.sections.map { $0.objects.map(\.name) })
+  }
+}
+
+/// The controller that `readEverything()` reads, the albums of its relation, and what the reads
+/// found wrong.
+private let everythingController = Mutex<RelationController<Album, Int>?>(nil)
+/// (Handed over in a `_Transfer`: albums are not `Sendable`; only the test thread uses them.)
+private let everythingAlbums = Mutex<_Transfer<[Album]>?>(nil)
+private let everythingFindings = Mutex<(reads: Int, failures: [String])>((0, []))
+
+/// Reads every lookup a user function could make, and records what disagrees: each row's
+/// object must have that row as its position, the rows must add up to the count, and an album
+/// that is not shown (among them those the transaction under way has taken out to place them
+/// again) must have no position.
+private func readEverything() {
+  guard let controller = everythingController.withLock({ $0 }) else { return }
+  var failures: [String] = []
+  var rows = 0
+  for section in 0..<controller.numberOfSections {
+    for row in 0..<controller.numberOfObjects(inSection: section) {
+      let position = RowPosition(section: section, row: row)
+      let object = controller.object(at: position)
+      let found = controller.position(of: object)
+      if found != position {
+        failures.append("\(object) at \(position) says \(String(describing: found))")
+      }
+      rows += 1
+    }
+  }
+  if rows != controller.count { failures.append("\(rows) rows for a count of \(controller.count)") }
+  let shown = Set(controller.objects.map(ObjectIdentifier.init))
+  let albums = everythingAlbums.withLock { $0 }?.value ?? []
+  for album in albums where !shown.contains(ObjectIdentifier(album)) {
+    if let position = controller.position(of: album) {
+      failures.append("\(album) is not shown but has a position, \(position)")
+    }
+  }
+  _ = controller.snapshot
+  everythingFindings.withLock {
+    $0.reads += 1
+    $0.failures += failures.prefix(3)
+  }
+}
+
+extension Album {
+  /// The year, read through a computed property that reads everything of the controller under
+  /// test (a sort key the controller keeps: read while it places the elements of a transaction).
+  fileprivate var yearReadingEverything: Int {
+    readEverything()
+    return year
+  }
+}
+
+extension FunctionsReadingTheControllerTests {
+  /// A filter, a section function and a sort key that read every lookup of their controller
+  /// while it places a transaction's elements (moves, filtered-out albums, shuffles, batches of
+  /// leaving and returning albums, reconfigurations): what they read is a consistent content,
+  /// in which the elements the transaction has taken out are not found, and the change sets
+  /// replay. Kept keys (a `SortDescriptor`) and a live comparison (`KeyPathComparator`).
+  @Test(.serialized, arguments: [false, true])
+  func functionsReadingEveryLookupSeeAConsistentContent(keptKeys: Bool) throws {
+    var rng = SplitMix64(seed: 11)
+    let albums = (0..<40).map {
+      Album("a\($0)", year: 1960 + Int.random(in: 0..<60, using: &rng))
+    }
+    let artist = Artist(albums)
+    everythingAlbums.withLock { $0 = _Transfer(albums) }
+    everythingFindings.withLock { $0 = (0, []) }
+    func order(_ order: SortOrder) -> [any SortComparator<Album>] {
+      keptKeys
+        ? [SortDescriptor(\.yearReadingEverything, order: order)]
+        : [KeyPathComparator(\Album.year, order: order)]
+    }
+    let controller = try RelationController(
+      \.albums, of: artist,
+      filter: .matching { album in
+        readEverything()
+        return !album.isLive
+      },
+      sortedBy: order(.forward),
+      sectionedBy: { album in
+        readEverything()
+        return album.decade
+      },
+      delivery: .synchronous)
+    everythingController.withLock { $0 = controller }
+    defer {
+      everythingController.withLock { $0 = nil }
+      everythingAlbums.withLock { $0 = nil }
+    }
+    let log = ChangeLog(controller)
+    for step in 0..<120 {
+      let album = albums[Int.random(in: 0..<albums.count, using: &rng)]
+      switch step % 6 {
+      case 0: album.year = 1960 + Int.random(in: 0..<60, using: &rng)
+      case 1: album.isLive.toggle()
+      case 2: artist.albums.shuffle(using: &rng)
+      case 3:
+        // Half leave, those that had left come back: many elements in one transaction.
+        let staying = artist.albums.filter { _ in Bool.random(using: &rng) }
+        artist.albums =
+          staying + albums.filter { album in !artist.albums.contains { $0 === album } }
+      case 4: try controller.reconfigure { $0.sortedBy = order(.reverse) }
+      default: try controller.reconfigure { $0.sortedBy = order(.forward) }
+      }
+    }
+    let findings = everythingFindings.withLock { $0 }
+    #expect(findings.failures.isEmpty, "\(findings.failures.prefix(3))")
+    #expect(findings.reads > 500)
+    #expect(log.failures.isEmpty, "\(log.failures.prefix(3))")
+    #expect(log.count > 40)
+    let shown = Set(artist.albums.filter { !$0.isLive }.map(ObjectIdentifier.init))
+    #expect(Set(controller.objects.map(ObjectIdentifier.init)) == shown)
   }
 }
