@@ -126,9 +126,17 @@ struct _ChangeSetBuilder<Element: AnyObject, SectionKey: Hashable & Comparable> 
   func _entry(
     _ touch: _Touch, after index: borrowing _OrderedIndex<Element, SectionKey>
   ) -> _Entry? {
-    let located = index.located(touch.id)
-    guard let element = touch.element ?? located?.element else { return nil }
-    let new = located?.position
+    let element: Element
+    let new: RowPosition?
+    if let known = touch.element {
+      // The position only, as in `touch`: reading the index's copy of the element is one more
+      // cache miss in a large index.
+      element = known
+      new = index.position(of: touch.id)
+    } else {
+      guard let located = index.located(touch.id) else { return nil }
+      (element, new) = located
+    }
     return _Entry(
       element: element, oldKey: touch.oldKey, old: touch.old,
       newKey: new.map { index.sectionKey(at: $0.section) }, new: new, changed: touch.changed)

@@ -67,6 +67,27 @@ struct _IdentityTable {
     }
   }
 
+  /// Calls `body` with each slot whose bucket's tag matches that of `bits`, probing from its
+  /// home bucket to the first empty one, without reading the pool: the candidates for a lookup
+  /// of `bits` (almost always one, when it is in the table), so that their records can be
+  /// asked for before they are read.
+  @inline(__always)
+  @inlinable
+  func forEachCandidate(_ bits: UInt, _ body: (Int32) -> Void) {
+    if buckets.isEmpty { return }
+    let mask = buckets.count - 1
+    let slotMask = Int32(truncatingIfNeeded: mask)
+    let hash = Self.hash(bits)
+    let tag = tag(hash)
+    var bucket = Int(truncatingIfNeeded: hash >> shift)
+    while true {
+      let entry = buckets[bucket]
+      if entry < 0 { return }
+      if entry & ~slotMask == tag { body(entry & slotMask) }
+      bucket = (bucket + 1) & mask
+    }
+  }
+
   /// The slot whose identity is `bits`, or `-1`.
   @inline(__always)
   @inlinable

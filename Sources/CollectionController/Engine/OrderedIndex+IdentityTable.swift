@@ -1,4 +1,5 @@
 import Foundation
+public import _BindingThreadLocal
 
 // The identity table of `_OrderedIndex` (see `_IdentityTable`): the key of a bucket is the
 // identity kept in the record of its slot, so lookups load no element (no generic copy, no
@@ -19,6 +20,26 @@ extension _OrderedIndex {
     // The slots, not `self`: a closure over `self` copies the whole (generic) index.
     let slots = _slots
     return _table.find(UInt(bitPattern: id)) { slots[Int($0)].identity }
+  }
+
+  /// Asks for the table's bucket where a lookup of `id` starts, without waiting for it: the
+  /// first step of `prefetchRecord(of:)`, issued earlier.
+  @inlinable
+  func prefetchBucket(of id: ObjectIdentifier) {
+    _table.prefetch(UInt(bitPattern: id))
+  }
+
+  /// Asks for the record of the slot that holds `id` (read by every lookup of it) without
+  /// waiting for it: reads the table's buckets (asked for by `prefetchBucket(of:)` earlier), not
+  /// the records. In a large index each is a cache miss that a move would otherwise wait for.
+  @inlinable
+  func prefetchRecord(of id: ObjectIdentifier) {
+    _slots.withUnsafeBufferPointer { slots in
+      _table.forEachCandidate(UInt(bitPattern: id)) { slot in
+        // Safe: the table maps slots of `_slots` only, and a prefetch never faults anyway.
+        if let base = slots.baseAddress { _binding_prefetch(base + Int(slot)) }
+      }
+    }
   }
 
   @inlinable

@@ -129,6 +129,9 @@ extension RelationController {
   func _rewatch(_ id: ObjectIdentifier, commit: _RewatchCommit) -> _Rewatched? {
     let claim = _lock.withLock { state -> _RewatchClaim? in
       guard !state.ownerGone else { return nil }
+      // The index's bucket for the element, asked for now (its lookup comes after the
+      // evaluation, see `.event` below), its miss overlapping the member's.
+      state.index.prefetchBucket(of: id)
       let config = state.config
       return _claim(id, &state.members[id], config: config)
     }
@@ -176,6 +179,9 @@ extension RelationController {
         case .deleted: return .deleted
         case .baseline: return .done(.none)
         case .event:
+          // The element's index record, which its transaction reads first (for its old
+          // position), asked for now: in a large index it is a cache miss of its own.
+          state.index.prefetchRecord(of: claim.id)
           return .done(state.pipeline.receive(.element(element, fingerprint: fingerprint)))
         case .again:
           return .again(

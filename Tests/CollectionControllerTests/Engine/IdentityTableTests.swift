@@ -102,7 +102,8 @@ extension IdentityTableTests {
   }
 
   /// A lookup reads the pool only for a bucket whose tag matches: once for an identity it
-  /// finds, almost never for one it does not (reading the identity of every bucket it passes,
+  /// finds, almost never for one it does not; the same buckets are the candidates offered for
+  /// prefetching (reading the identity of every bucket it passes,
   /// about 1.5 reads a lookup at this load, was a cache miss each in a large pool).
   @Test func lookupsReadThePoolOnlyForMatchingTags() {
     var rng = SplitMix64(seed: 7)
@@ -123,6 +124,18 @@ extension IdentityTableTests {
       #expect(pool.find(UInt(truncatingIfNeeded: rng.next() | 1)) == -1)
     }
     #expect(pool.reads <= 10)
+    // The candidates that `forEachCandidate` offers for prefetching: the identity's own slot,
+    // and almost never another.
+    var candidates = 0
+    for bits in present {
+      var own = false
+      pool.table.forEachCandidate(bits) { slot in
+        candidates += 1
+        if pool.identities[Int(slot)] == bits { own = true }
+      }
+      #expect(own)
+    }
+    #expect(candidates <= present.count + 10)
   }
 
   /// A slot beyond the buckets (a pool with a longer history than the table) grows the table
