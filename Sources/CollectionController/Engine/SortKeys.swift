@@ -1,4 +1,5 @@
 import Foundation
+public import _BindingThreadLocal
 
 /// The sort keys of an ordered index's elements, read once and kept by slot, so that a
 /// comparison compares two kept values with specialised code instead of reading both elements
@@ -65,6 +66,12 @@ final class _SortKeys<Element> {
       _staged == ObjectIdentifier(element), "the element inserted is not the one staged")
     for store in stores { store.keepStaged(at: slot) }
     _staged = nil
+  }
+
+  /// Asks for the keys kept at `slot` to be brought into the cache, without waiting for them.
+  @inlinable
+  func prefetch(_ slot: Int32) {
+    for store in stores { store.prefetch(slot) }
   }
 
   /// Reads `element`'s keys and keeps them at `slot` (a bulk load).
@@ -316,6 +323,8 @@ protocol _KeyStore: _KeyStoreBase {
   /// Sorts slot numbers by the values kept at them, stably (a bulk load sorts by each key in
   /// turn, least significant first, so every comparison runs this store's own code).
   func sortStably(_ slots: inout [Int32])
+  /// Asks for the value kept at `slot` to be brought into the cache, without waiting for it.
+  func prefetch(_ slot: Int32)
 }
 
 /// A store of values of one type. The requirements of `_KeyStore` are implemented once below;
@@ -367,6 +376,17 @@ extension _TypedKeyStore {
   func removeAll() {
     values.removeAll()
     staged = nil
+  }
+
+  @inlinable
+  func prefetch(_ slot: Int32) {
+    values.withUnsafeBufferPointer { values in
+      // Safe: the address is of a kept value (checked against the count), and a prefetch
+      // never faults anyway.
+      if let base = values.baseAddress, Int(slot) < values.count {
+        _binding_prefetch(base + Int(slot))
+      }
+    }
   }
 
   @inlinable

@@ -16,6 +16,9 @@ extension RelationController {
       // attributes compared then (see `_transaction`).
       let id = ObjectIdentifier(element)
       guard _lock.withLock({ $0.members.glance(id)?.deleted == false }) else { return }
+      // What the transaction reads first of the element's place (only the drainer writes the
+      // index, so it reads it without the lock).
+      _state.index.prefetchPlace(of: id)
       _work.latestFingerprints[id] = fingerprint
       _touch(element)
     case .deleted(let id):
