@@ -368,6 +368,15 @@ extension OrderedIndexTests {
       #expect(detaching.located(item.id) == nil)
     }
     #expect(detaching.sectionKeys.allSatisfy { $0 >= 10 || $0 == permanent })
+    // Prefetching (what a move asks for ahead) reads and changes nothing for any of them:
+    // detached, present or a stranger.
+    let before = (0..<detaching.sectionCount).map { detaching.count(inSection: $0) }
+    for item in items + [stranger] {
+      detaching.prefetchBucket(of: item.id)
+      detaching.prefetchRecord(of: item.id)
+      detaching.prefetchPlace(of: item.id)
+    }
+    #expect((0..<detaching.sectionCount).map { detaching.count(inSection: $0) } == before)
     // Half of them move (new keys) and go back; the others are dropped. New elements, more
     // than the table held, go in between.
     let kept = touched.filter { _ in Bool.random(using: &rng) }
