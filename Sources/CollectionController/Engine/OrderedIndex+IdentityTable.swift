@@ -63,8 +63,26 @@ extension _OrderedIndex {
         _binding_prefetch(base + leaf * capacity + offset)
       }
     }
-    _leafParents.withUnsafeBufferPointer { parents in
-      if let base = parents.baseAddress { _binding_prefetch(base + leaf) }
+    // Its parent (read now: a miss that finding the position would wait for anyway), and the
+    // parent's children and counts (two lines each at 32 children), which it reads next.
+    let node = Int(_leafParents[leaf])
+    guard node >= 0 else { return }
+    let fanout = fanout
+    for line in stride(from: 0, to: fanout, by: 16) {
+      Self._prefetch(_children, node * fanout + line)
+      Self._prefetch(_childCounts, node * fanout + line)
+    }
+    Self._prefetch(_nodeParents, node)
+  }
+
+  /// Asks for the element at `offset` of `array` to be brought into the cache, without waiting
+  /// for it.
+  @inline(__always)
+  @inlinable
+  static func _prefetch(_ array: ContiguousArray<Int32>, _ offset: Int) {
+    array.withUnsafeBufferPointer { array in
+      // Safe: a prefetch never faults, whatever the address.
+      if let base = array.baseAddress { _binding_prefetch(base + offset) }
     }
   }
 

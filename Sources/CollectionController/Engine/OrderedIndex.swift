@@ -513,8 +513,13 @@ extension _OrderedIndex {
         let middle = (low + high) / 2
         if goesBefore(_childFirsts[base + middle]) { high = middle } else { low = middle + 1 }
       }
+      // What inserting below this child writes (its count) and reads (this node's parent), asked
+      // for now: the descent's comparisons below give them time to arrive.
+      Self._prefetch(_childCounts, base + low - 1)
+      Self._prefetch(_nodeParents, Int(node))
       node = _children[base + low - 1]
     }
+    Self._prefetch(_leafParents, Int(node))
     let base = Int(node) * leafCapacity
     var (low, high) = (0, Int(_leafCounts[Int(node)]))
     while low < high {
