@@ -129,8 +129,8 @@ struct _ChangeSetBuilder<Element: AnyObject, SectionKey: Hashable & Comparable> 
     let element: Element
     let new: RowPosition?
     if let known = touch.element {
-      // The position only, as in `touch`: reading the index's copy of the element is one more
-      // cache miss in a large index.
+      // Only the position: the touch holds the element, and reading the index's copy of it is
+      // one more cache miss in a large index.
       element = known
       new = index.position(of: touch.id)
     } else {

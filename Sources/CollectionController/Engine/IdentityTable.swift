@@ -126,6 +126,7 @@ struct _IdentityTable {
     let mask = buckets.count - 1
     let hash = Self.hash(identity(slot))
     var bucket = Int(truncatingIfNeeded: hash >> shift)
+    assert(Int(slot) < buckets.count, "a slot beyond the slot bits")
     while buckets[bucket] >= 0 {
       bucket = (bucket + 1) & mask
     }
@@ -170,7 +171,7 @@ struct _IdentityTable {
   mutating func rehash(minimumCapacity: Int, identity: (Int32) -> UInt) {
     var capacity = 16
     var shift: UInt64 = 60
-    while minimumCapacity * 4 > capacity * 3 || minimumCapacity > capacity {
+    while minimumCapacity * 4 > capacity * 3 {
       capacity *= 2
       shift -= 1
     }

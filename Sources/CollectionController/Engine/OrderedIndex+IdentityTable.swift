@@ -37,7 +37,10 @@ extension _OrderedIndex {
     _slots.withUnsafeBufferPointer { slots in
       _table.forEachCandidate(UInt(bitPattern: id)) { slot in
         // Safe: the table maps slots of `_slots` only, and a prefetch never faults anyway.
-        if let base = slots.baseAddress { _binding_prefetch(base + Int(slot)) }
+        // Both ends of the record: a 24-byte record can straddle two lines.
+        guard let base = slots.baseAddress else { return }
+        _binding_prefetch(base + Int(slot))
+        _binding_prefetch(UnsafeRawPointer(base + Int(slot)) + (MemoryLayout<_IndexSlot>.size - 1))
       }
     }
   }
@@ -54,35 +57,30 @@ extension _OrderedIndex {
     guard slot >= 0 else { return }
     keys?.prefetch(slot)
     let leaf = Int(_slots[Int(slot)].leaf)
-    let capacity = leafCapacity
-    _leafEntries.withUnsafeBufferPointer { entries in
-      guard let base = entries.baseAddress else { return }
-      // Safe: the leaf's entries are in the buffer, and a prefetch never faults anyway. One
-      // prefetch per 64-byte line (16 entries).
-      for offset in stride(from: 0, to: capacity, by: 16) {
-        _binding_prefetch(base + leaf * capacity + offset)
-      }
-    }
+    Self._prefetch(_leafEntries, leaf * leafCapacity, count: leafCapacity)
     // Its parent (read now: a miss that finding the position would wait for anyway), and the
-    // parent's children and counts (two lines each at 32 children), which it reads next.
+    // parent's children and counts, which it reads next.
     let node = Int(_leafParents[leaf])
     guard node >= 0 else { return }
-    let fanout = fanout
-    for line in stride(from: 0, to: fanout, by: 16) {
-      Self._prefetch(_children, node * fanout + line)
-      Self._prefetch(_childCounts, node * fanout + line)
-    }
+    Self._prefetch(_children, node * fanout, count: fanout)
+    Self._prefetch(_childCounts, node * fanout, count: fanout)
     Self._prefetch(_nodeParents, node)
   }
 
-  /// Asks for the element at `offset` of `array` to be brought into the cache, without waiting
-  /// for it.
+  /// Asks for the element at `offset` of `array` (and the `count - 1` after it) to be brought
+  /// into the cache, without waiting for it.
   @inline(__always)
   @inlinable
-  static func _prefetch(_ array: ContiguousArray<Int32>, _ offset: Int) {
+  static func _prefetch(_ array: ContiguousArray<Int32>, _ offset: Int, count: Int = 1) {
     array.withUnsafeBufferPointer { array in
       // Safe: a prefetch never faults, whatever the address.
-      if let base = array.baseAddress { _binding_prefetch(base + offset) }
+      guard let base = array.baseAddress else { return }
+      // One per 64-byte line (16 entries), and the last entry: an array's elements need not
+      // start on a line, so `count` entries can reach one line more.
+      for entry in stride(from: offset, to: offset + count, by: 16) {
+        _binding_prefetch(base + entry)
+      }
+      if count > 1 { _binding_prefetch(base + offset + count - 1) }
     }
   }
 

@@ -127,15 +127,27 @@ extension RelationController {
   /// or make the fingerprint the member's baseline (an element entering, a reconfiguration).
   @inlinable
   func _rewatch(_ id: ObjectIdentifier, commit: _RewatchCommit) -> _Rewatched? {
+    // Only when the transaction will run on this thread (see `_prefetchesHere`).
+    let prefetches = _prefetchesHere(commit)
     let claim = _lock.withLock { state -> _RewatchClaim? in
       guard !state.ownerGone else { return nil }
-      // The index's bucket for the element, asked for now (its lookup comes after the
-      // evaluation, see `.event` below), its miss overlapping the member's.
-      state.index.prefetchBucket(of: id)
+      // The index's bucket for an element whose write fired, asked for now (its lookup comes
+      // after the evaluation, see `.event` below), its miss overlapping the member's.
+      if prefetches { state.index.prefetchBucket(of: id) }
       let config = state.config
       return _claim(id, &state.members[id], config: config)
     }
     return claim.flatMap { _rewatch($0, commit: commit) }
+  }
+
+  /// Whether a re-watch asks ahead for the index records its element's transaction reads: only
+  /// for an event, and only when the transaction will run on this thread (synchronous delivery,
+  /// or a main-actor controller written on the main actor), so that the records come into this
+  /// core's cache, and the bucket read under the lock is one the transaction makes anyway.
+  @inlinable
+  func _prefetchesHere(_ commit: _RewatchCommit) -> Bool {
+    guard case .reportsEvent = commit else { return false }
+    return _route.runsHere
   }
 
   /// Claims `member` for a re-watch where it is stored (under the lock): one lookup, and no
@@ -181,7 +193,7 @@ extension RelationController {
         case .event:
           // The element's index record, which its transaction reads first (for its old
           // position), asked for now: in a large index it is a cache miss of its own.
-          state.index.prefetchRecord(of: claim.id)
+          if _prefetchesHere(commit) { state.index.prefetchRecord(of: claim.id) }
           return .done(state.pipeline.receive(.element(element, fingerprint: fingerprint)))
         case .again:
           return .again(

@@ -139,12 +139,13 @@ extension IdentityTableTests {
   }
 
   /// A slot beyond the buckets (a pool with a longer history than the table) grows the table
-  /// until it fits in a bucket's slot bits.
+  /// until it fits in a bucket's slot bits, even when the count alone would not.
   @Test func aSlotBeyondTheBucketsGrowsTheTable() {
     var table = _IdentityTable()
     let identities: [Int32: UInt] = [5_000: 0xDEAD_BEE8, 3: 0x1234_5678]
-    table.insert(5_000, count: 1) { identities[$0] ?? 0 }
-    table.insert(3, count: 2) { identities[$0] ?? 0 }
+    table.insert(3, count: 1) { identities[$0] ?? 0 }
+    #expect(table.buckets.count == 16)
+    table.insert(5_000, count: 2) { identities[$0] ?? 0 }
     #expect(table.buckets.count > 5_000)
     #expect(table.find(0xDEAD_BEE8) { identities[$0] ?? 0 } == 5_000)
     #expect(table.find(0x1234_5678) { identities[$0] ?? 0 } == 3)

@@ -368,8 +368,9 @@ extension OrderedIndexTests {
       #expect(detaching.located(item.id) == nil)
     }
     #expect(detaching.sectionKeys.allSatisfy { $0 >= 10 || $0 == permanent })
-    // Prefetching (what a move asks for ahead) reads and changes nothing for any of them:
-    // detached, present or a stranger.
+    // Prefetching (what a move asks for ahead) neither traps nor changes the index for any of
+    // them, detached, present or a stranger: it reads the table and the records, and indexes
+    // arrays only with what it read (a `_find` that found detached slots traps here).
     let before = (0..<detaching.sectionCount).map { detaching.count(inSection: $0) }
     for item in items + [stranger] {
       detaching.prefetchBucket(of: item.id)
