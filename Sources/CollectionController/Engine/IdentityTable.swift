@@ -74,17 +74,9 @@ struct _IdentityTable {
   @inline(__always)
   @inlinable
   func forEachCandidate(_ bits: UInt, _ body: (Int32) -> Void) {
-    if buckets.isEmpty { return }
-    let mask = buckets.count - 1
-    let slotMask = Int32(truncatingIfNeeded: mask)
-    let hash = Self.hash(bits)
-    let tag = tag(hash)
-    var bucket = Int(truncatingIfNeeded: hash >> shift)
-    while true {
-      let entry = buckets[bucket]
-      if entry < 0 { return }
-      if entry & ~slotMask == tag { body(entry & slotMask) }
-      bucket = (bucket + 1) & mask
+    _ = probe(bits) { slot in
+      body(slot)
+      return false
     }
   }
 
@@ -92,6 +84,14 @@ struct _IdentityTable {
   @inline(__always)
   @inlinable
   func find(_ bits: UInt, identity: (Int32) -> UInt) -> Int32 {
+    probe(bits) { identity($0) == bits }
+  }
+
+  /// Probes from the home bucket of `bits` to the first empty one, calling `isMatch` with the
+  /// slot of each bucket whose tag matches; returns the first slot it accepts, or `-1`.
+  @inline(__always)
+  @inlinable
+  func probe(_ bits: UInt, _ isMatch: (Int32) -> Bool) -> Int32 {
     if buckets.isEmpty { return -1 }
     let mask = buckets.count - 1
     let slotMask = Int32(truncatingIfNeeded: mask)
@@ -101,10 +101,7 @@ struct _IdentityTable {
     while true {
       let entry = buckets[bucket]
       if entry < 0 { return -1 }
-      if entry & ~slotMask == tag {
-        let slot = entry & slotMask
-        if identity(slot) == bits { return slot }
-      }
+      if entry & ~slotMask == tag && isMatch(entry & slotMask) { return entry & slotMask }
       bucket = (bucket + 1) & mask
     }
   }
