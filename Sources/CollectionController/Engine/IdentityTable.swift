@@ -20,6 +20,7 @@ struct _IdentityTable {
   @usableFromInline
   var shift: UInt64 = 64
 
+  /// The hash of an identity's bits: its top bits are the bucket number, the next ones the tag.
   @inline(__always)
   @inlinable
   static func hash(_ bits: UInt) -> UInt64 {
@@ -27,6 +28,7 @@ struct _IdentityTable {
     UInt64(bits) &* 0x9E37_79B9_7F4A_7C15
   }
 
+  /// The home bucket of an identity's bits.
   @inline(__always)
   @inlinable
   func bucket(ofBits bits: UInt) -> Int {
