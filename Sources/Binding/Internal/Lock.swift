@@ -36,10 +36,11 @@ package class _Lock<State>: @unchecked Sendable {
   @usableFromInline
   let _mutex = Mutex(())
   /// Touched only inside `withLock`, which the mutex serialises (no run-time exclusivity
-  /// check needed).
+  /// check needed). `final`, so that `withLock` reaches it directly: in a class that can be
+  /// inherited, an access goes through the property's `modify` coroutine, a call of its own.
   @usableFromInline
   @exclusivity(unchecked)
-  var state: State
+  final var state: State
 
   @usableFromInline
   package init(_ state: State) { self.state = state }

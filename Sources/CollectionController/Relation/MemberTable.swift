@@ -182,21 +182,37 @@ struct _MemberTable: Sequence {
         insert(newValue)
       }
     }
-    // In place: `members[id]?.claim = generation` finds the member once and changes its field
-    // where it is stored, instead of copying the member out (retaining its object and watch)
-    // and finding it again to store it back.
-    _modify {
-      let slot = slot(of: id)
-      if slot >= 0 {
-        yield &pool[Int(slot)]
-        // Set to `nil`: removed (the table finds the slot by `id`, not by its contents).
-        if pool.withUnsafeBufferPointer({ Self.bits($0, slot) == 0 }) { remove(slot, id) }
-      } else {
-        var absent: _RelationMember?
-        yield &absent
-        if let absent { insert(absent) }
-      }
+  }
+
+  /// Runs `body` on the member with identity `id` where it is stored (`nil` if there is none),
+  /// and returns what it returns. Setting the member to `nil` removes it; setting an absent one
+  /// inserts it.
+  ///
+  /// In place: `members.update(id) { $0?.claim = generation }` finds the member once and changes
+  /// its field where it is stored, instead of copying the member out (retaining its object and
+  /// watch) and finding it again to store it back. A closure, not a `_modify` accessor: the pool
+  /// subscript such an accessor yields through made its coroutine frame too large for the
+  /// caller's buffer, so every access allocated and freed it (two to three times a move).
+  ///
+  /// - Complexity: Expected O(1).
+  @inlinable
+  mutating func update<Result>(
+    _ id: ObjectIdentifier, _ body: (inout _RelationMember?) -> Result
+  ) -> Result {
+    let slot = slot(of: id)
+    guard slot >= 0 else {
+      var absent: _RelationMember?
+      let result = body(&absent)
+      if let absent { insert(absent) }
+      return result
     }
+    let (result, removed) = pool.withUnsafeMutableBufferPointer { pool in
+      let result = body(&pool[Int(slot)])
+      // Set to `nil`: removed (the table finds the slot by `id`, not by its contents).
+      return (result, pool[Int(slot)] == nil)
+    }
+    if removed { remove(slot, id) }
+    return result
   }
 
   /// Removes and returns the member with identity `id`, if there is one.

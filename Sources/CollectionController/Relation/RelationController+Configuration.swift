@@ -228,8 +228,10 @@ final class _Config<Element: ObservableModel, SectionKey: Hashable & Comparable>
 
   @inlinable
   func includes(_ element: Element) -> Bool {
-    guard let filter else { return true }
-    return (try? filter.evaluate(element)) ?? false
+    // Through optional chaining, which reads the filter where it is stored: `if let` copies
+    // it (retaining its closure) on every call, and this runs for every placement.
+    guard filter != nil else { return true }
+    return (try? filter?.evaluate(element)) ?? false
   }
 
   /// Checks what can only be checked at run time: the current elements' section keys must be
@@ -271,7 +273,7 @@ final class _Config<Element: ObservableModel, SectionKey: Hashable & Comparable>
   /// attributes: equal fingerprints mean unchanged attributes, up to a 64-bit hash collision.
   @inlinable
   func readInputs(_ element: Element) -> Int {
-    if let filter { _ = try? filter.evaluate(element) }
+    _ = try? filter?.evaluate(element)  // (not `if let`: see `includes`)
     _ = sectionedBy(element)
     readSortKeys(element)
     return fingerprint(element)

@@ -135,7 +135,7 @@ extension RelationController {
       // after the evaluation, see `.event` below), its miss overlapping the member's.
       if prefetches { state.index.prefetchBucket(of: id) }
       let config = state.config
-      return _claim(id, &state.members[id], config: config)
+      return state.members.update(id) { _claim(id, &$0, config: config) }
     }
     return claim.flatMap { _rewatch($0, commit: commit) }
   }
@@ -184,9 +184,10 @@ extension RelationController {
       let outcome = _lock.withLock { state -> _RewatchOutcome in
         // Overtaken: the element left, came back as a new member, or was deleted.
         guard !state.ownerGone else { return .overtaken(kept: state.members[claim.id]?.watch) }
-        switch _commit(
-          claim, watch: watch, fingerprint: fingerprint, commit, &state.members[claim.id])
-        {
+        let decision = state.members.update(claim.id) {
+          _commit(claim, watch: watch, fingerprint: fingerprint, commit, &$0)
+        }
+        switch decision {
         case .overtaken: return .overtaken(kept: state.members[claim.id]?.watch)
         case .deleted: return .deleted
         case .baseline: return .done(.none)

@@ -25,10 +25,12 @@ extension RelationController {
       // The member may be marked deleted already (by a re-watch that found it deleted).
       let deleted = _write { state -> (Element, _WatchHandle?)? in
         guard let member = state.members[id] else { return nil }
-        state.members[id]?.watch = nil  // deleted from now on
-        // A re-watch under way is overtaken: it ends only the watch it made.
-        state.members[id]?.rewatching = 0
-        state.members[id]?.claim = member.claim &+ 1
+        state.members.update(id) {
+          $0?.watch = nil  // deleted from now on
+          // A re-watch under way is overtaken: it ends only the watch it made.
+          $0?.rewatching = 0
+          $0?.claim = member.claim &+ 1
+        }
         return (_element(member), member.watch)
       }
       guard let (element, watch) = deleted else { return }
@@ -41,8 +43,10 @@ extension RelationController {
         let members = state.members.values
         for member in members {
           let id = ObjectIdentifier(member.object)
-          state.members[id]?.rewatching = 0
-          state.members[id]?.claim = member.claim &+ 1
+          state.members.update(id) {
+            $0?.rewatching = 0
+            $0?.claim = member.claim &+ 1
+          }
         }
         return members
       }
@@ -155,7 +159,7 @@ extension RelationController {
   @inlinable
   func _setLabel(_ label: UInt64, of id: ObjectIdentifier) {
     _write { state in
-      state.members[id]?.label = label
+      state.members.update(id) { $0?.label = label }
       state.index.setSequence(id, to: label)
     }
   }
