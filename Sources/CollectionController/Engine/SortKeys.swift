@@ -55,7 +55,7 @@ final class _SortKeys<Element> {
   /// Reads `element`'s keys as the element about to be placed.
   @inlinable
   func stage(_ element: Element) where Element: AnyObject {
-    for reader in readers { reader.stage(element) }
+    _forEachReader { $0.stage(element) }
     _staged = ObjectIdentifier(element)
   }
 
@@ -64,20 +64,20 @@ final class _SortKeys<Element> {
   func keepStaged(at slot: Int32, for element: Element) where Element: AnyObject {
     precondition(
       _staged == ObjectIdentifier(element), "the element inserted is not the one staged")
-    for store in stores { store.keepStaged(at: slot) }
+    _forEachStore { $0.keepStaged(at: slot) }
     _staged = nil
   }
 
   /// Asks for the keys kept at `slot` to be brought into the cache, without waiting for them.
   @inlinable
   func prefetch(_ slot: Int32) {
-    for store in stores { store.prefetch(slot) }
+    _forEachStore { $0.prefetch(slot) }
   }
 
   /// Reads `element`'s keys and keeps them at `slot` (a bulk load).
   @inlinable
   func keep(_ element: Element, at slot: Int32) {
-    for reader in readers { reader.keep(element, at: slot) }
+    _forEachReader { $0.keep(element, at: slot) }
   }
 
   /// Compares the keys kept at two slots (for invariant checks: it calls every store through
@@ -95,7 +95,26 @@ final class _SortKeys<Element> {
   /// the sort reads).
   @inlinable
   func read(_ element: Element) {
-    for reader in readers { reader.read(element) }
+    _forEachReader { $0.read(element) }
+  }
+
+  /// Calls `body` with each reader, in order, borrowed from the array: `for reader in readers`
+  /// retains the array and each reader, and a move walks the readers three times.
+  @inline(__always)
+  @inlinable
+  func _forEachReader(_ body: (_KeyReader<Element>) -> Void) {
+    readers.withUnsafeBufferPointer { readers in
+      for index in readers.indices { body(readers[index]) }
+    }
+  }
+
+  /// Calls `body` with each store, in order, borrowed from the array (see `_forEachReader`).
+  @inline(__always)
+  @inlinable
+  func _forEachStore(_ body: (any _KeyStore) -> Void) {
+    stores.withUnsafeBufferPointer { stores in
+      for index in stores.indices { body(stores[index]) }
+    }
   }
 
   /// Forgets every kept key.

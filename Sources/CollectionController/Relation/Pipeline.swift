@@ -8,8 +8,10 @@
 /// ```
 ///            receive / transactionEnded            beginDrain
 ///   idle ───────────────────────────────▶ scheduled ──────────▶ draining
-///    ▲                                                             │
-///    └──────────────────── next() finds the queue empty ◀──────────┘
+///    │ ▲                                                           ▲ │
+///    │ └────────────────── next() finds the queue empty ◀──────────┼─┘
+///    └─────────────────────────────────────────────────────────────┘
+///      receive / transactionEnded, when `drainsWhereRequested` (.drain)
 /// ```
 ///
 /// Transactions: the first event after a commit asks the caller to wait for the end of the
@@ -40,6 +42,8 @@ struct _Pipeline<Event> {
     case awaitTransactionEnd
     /// Run a drain in the delivery context (the phase is now `scheduled`).
     case scheduleDrain
+    /// Drain now, on this thread (the phase is now `draining`: the caller is the drainer).
+    case drain
   }
 
   /// One transaction's events, as the drainer takes them.
@@ -76,6 +80,11 @@ struct _Pipeline<Event> {
   /// Whether a transaction's end is awaited (an event came after the last commit).
   @usableFromInline
   var _awaitingEnd = false
+  /// Whether whoever requests a drain runs it at once (synchronous delivery): the request then
+  /// begins the drain (``Action/drain``) under the same lock, instead of scheduling it for a
+  /// `beginDrain()` under another.
+  @usableFromInline
+  var drainsWhereRequested = false
 
   /// Whether no event waits.
   @inlinable
@@ -117,6 +126,10 @@ struct _Pipeline<Event> {
   @inlinable
   mutating func _requestDrain() -> Action {
     guard phase == .idle else { return .none }
+    if drainsWhereRequested {
+      phase = .draining
+      return .drain
+    }
     phase = .scheduled
     return .scheduleDrain
   }

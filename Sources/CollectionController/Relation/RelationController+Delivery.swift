@@ -325,11 +325,20 @@ extension RelationController {
     let (delegate, handlers, streams) = _lock.withLock { state in
       (state.delegate, state.handlers, Array(state.streams.values))
     }
-    if let delegate { _notify(delegate, delivery.changes, delivery) }
+    // Whether a receiver (user code) ran since the handlers were read just above.
+    var received = false
+    if let delegate {
+      _notify(delegate, delivery.changes, delivery)
+      received = true
+    }
     for handler in handlers {
-      // Cancelled by an earlier receiver of this change set: never called again.
-      guard _lock.withLock({ $0.handlers.contains { $0.id == handler.id } }) else { continue }
+      // Cancelled by an earlier receiver of this change set: never called again. (Before any
+      // receiver ran, the handlers read above are those registered: no lock to ask again.)
+      if received {
+        guard _lock.withLock({ $0.handlers.contains { $0.id == handler.id } }) else { continue }
+      }
       handler.call(delivery.changes)
+      received = true
     }
     for stream in streams { stream.yield(_Transfer(delivery.changes)) }
   }

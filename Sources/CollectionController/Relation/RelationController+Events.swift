@@ -84,13 +84,9 @@ extension RelationController {
     switch action {
     case .none: break
     case .awaitTransactionEnd: _afterCurrentTransaction(_relay)
-    case .scheduleDrain:
-      // Synchronous delivery drains here, without making a job.
-      if case .synchronous = _route {
-        _drain()
-      } else {
-        _route.run { [weak self] in self?._drain() }
-      }
+    case .scheduleDrain: _route.run { [weak self] in self?._drain() }
+    // Synchronous delivery drains here, without making a job.
+    case .drain: _drainQueue()
     }
   }
 
@@ -137,7 +133,8 @@ extension RelationController {
       let config = state.config
       return state.members.update(id) { _claim(id, &$0, config: config) }
     }
-    return claim.flatMap { _rewatch($0, commit: commit) }
+    guard let claim else { return nil }
+    return _rewatch(claim, commit: commit)
   }
 
   /// Whether a re-watch asks ahead for the index records its element's transaction reads: only
@@ -174,7 +171,8 @@ extension RelationController {
 
   /// Evaluates and commits a claimed re-watch, again while something fires meanwhile.
   @inlinable
-  func _rewatch(_ claim: _RewatchClaim, commit: _RewatchCommit) -> _Rewatched? {
+  func _rewatch(_ claim: consuming _RewatchClaim, commit: _RewatchCommit) -> _Rewatched? {
+    // Consumed, not copied: a copy retains the element, its watch and the configuration.
     var claim = claim
     var firedMeanwhile = false
     while true {

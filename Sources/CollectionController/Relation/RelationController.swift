@@ -199,6 +199,7 @@ public final class RelationController<Element: ObservableModel, SectionKey: Hash
     }
     index.keys = config.makeKeys()
     let state = _State(index: index, config: config)
+    if case .synchronous = _route { state.pipeline.drainsWhereRequested = true }
     _state = state
     _lock = _Lock(state)
     // The initial content: built by this thread as the drainer (nobody else can reach the

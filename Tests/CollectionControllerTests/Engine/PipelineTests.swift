@@ -30,6 +30,40 @@ extension PipelineTests {
     #expect(pipeline.isEmpty)
   }
 
+  @Test func aPipelineThatDrainsWhereRequestedBeginsTheDrainAtOnce() {
+    var pipeline = _Pipeline<Int>()
+    pipeline.drainsWhereRequested = true
+    _ = pipeline.receive(1)
+    let step1 = pipeline.transactionEnded()
+    #expect(step1 == .drain)
+    #expect(pipeline.phase == .draining)  // the caller is the drainer: no `beginDrain()`
+    // Another transaction's end while it drains: the same drain takes it.
+    _ = pipeline.receive(2)
+    let step2 = pipeline.transactionEnded()
+    #expect(step2 == .none)
+    let first = pipeline.next()
+    #expect(first?.events == [1])
+    let second = pipeline.next()
+    #expect(second?.events == [2])
+    let end = pipeline.next()
+    #expect(end == nil)
+    #expect(pipeline.phase == .idle)
+    // A transaction of its own, and a fold's end with a commit, begin a drain the same way.
+    let step3 = pipeline.receiveTransaction(3)
+    #expect(step3 == .drain)
+    let own = pipeline.next()
+    #expect(own?.events == [3])
+    let ownEnd = pipeline.next()
+    #expect(ownEnd == nil)
+    let folds = pipeline.beginFold()
+    #expect(folds)
+    _ = pipeline.receive(4)
+    _ = pipeline.transactionEnded()
+    let step4 = pipeline.endFold()
+    #expect(step4 == .drain)
+    #expect(pipeline.phase == .draining)
+  }
+
   @Test func aDrainIsScheduledOnceAndOnlyTheScheduledOneRuns() {
     var pipeline = _Pipeline<Int>()
     _ = pipeline.receive(1)
