@@ -51,16 +51,22 @@ struct _ChangeSetBuilder<Element: AnyObject, SectionKey: Hashable & Comparable> 
     var old: RowPosition?
     @usableFromInline
     var changed: Bool
+    /// The element's slot in the index when it was touched, or -1 (a hint: see
+    /// `_OrderedIndex.slot(of:)`).
+    @usableFromInline
+    var slot: Int32
 
     @inlinable
     init(
-      id: ObjectIdentifier, element: Element?, oldKey: SectionKey?, old: RowPosition?, changed: Bool
+      id: ObjectIdentifier, element: Element?, oldKey: SectionKey?, old: RowPosition?,
+      changed: Bool, slot: Int32
     ) {
       self.id = id
       self.element = element
       self.oldKey = oldKey
       self.old = old
       self.changed = changed
+      self.slot = slot
     }
   }
 
@@ -112,12 +118,55 @@ struct _ChangeSetBuilder<Element: AnyObject, SectionKey: Hashable & Comparable> 
     #endif
     // The position only: the caller has the element (reading the index's copy of it is one
     // more cache miss in a large index).
-    let old = index.position(of: id)
+    let slot = index.slot(of: id)
+    let old = index.position(of: id, hint: slot)
     let touch = _Touch(
       id: id, element: old == nil ? nil : element,
       oldKey: old.map { index.sectionKey(at: $0.section) }, old: old,
-      changed: changedAttributes)
+      changed: changedAttributes, slot: slot)
     if _first == nil { _first = touch } else { _touches.append(touch) }
+  }
+
+  /// The index slot of the touch at `offset` (in the order of the `touch` calls) when it was
+  /// touched, or -1: a hint for the index (see `_OrderedIndex.slot(of:)`).
+  @inlinable
+  func slotHint(_ offset: Int) -> Int32 {
+    offset == 0 ? _first?.slot ?? -1 : _touches[offset - 1].slot
+  }
+
+  /// The touched identities in the order of the `touch` calls, each with its index slot when it
+  /// was touched (for `_OrderedIndex.detach(contentsOf:)`, which checks the slots).
+  @inlinable
+  var touchedSlots: TouchedSlots {
+    TouchedSlots(first: _first.map { ($0.id, $0.slot) }, rest: _touches)
+  }
+
+  /// The touched identities with their slots (see `touchedSlots`).
+  @usableFromInline
+  struct TouchedSlots: Sequence, IteratorProtocol {
+    @usableFromInline
+    var first: (id: ObjectIdentifier, hint: Int32)?
+    @usableFromInline
+    let rest: [_Touch]
+    @usableFromInline
+    var offset = 0
+
+    @inlinable
+    init(first: (id: ObjectIdentifier, hint: Int32)?, rest: [_Touch]) {
+      self.first = first
+      self.rest = rest
+    }
+
+    @inlinable
+    mutating func next() -> (id: ObjectIdentifier, hint: Int32)? {
+      if let touch = first {
+        first = nil
+        return touch
+      }
+      guard offset < rest.count else { return nil }
+      defer { offset += 1 }
+      return (rest[offset].id, rest[offset].slot)
+    }
   }
 
   /// Where the element of `touch` is now, or `nil` if it is neither present before nor after
@@ -132,7 +181,7 @@ struct _ChangeSetBuilder<Element: AnyObject, SectionKey: Hashable & Comparable> 
       // Only the position: the touch holds the element, and reading the index's copy of it is
       // one more cache miss in a large index.
       element = known
-      new = index.position(of: touch.id)
+      new = index.position(of: touch.id, hint: touch.slot)
     } else {
       guard let located = index.located(touch.id) else { return nil }
       (element, new) = located

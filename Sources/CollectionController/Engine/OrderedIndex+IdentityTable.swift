@@ -14,6 +14,33 @@ extension _OrderedIndex {
     return slot >= 0 && _slots[Int(slot)].leaf >= 0 ? slot : -1
   }
 
+  /// The slot of the element with identity `id`, or `-1` (see `_find(_:)`), given a slot the
+  /// caller found for it earlier: checked (the record holds its element's identity, and a
+  /// free slot holds 0), then the table is asked only if it is not that slot.
+  ///
+  /// A transaction looks an element up once, in `slot(of:)`, and hands the slot to what places
+  /// it (`position(of:hint:)`, `detach(contentsOf:)`, `insert(_:sequence:at:hint:)`): each
+  /// lookup of the table is a hash, a probe and a comparison, four times a move.
+  @inline(__always)
+  @inlinable
+  func _find(_ id: ObjectIdentifier, hint: Int32) -> Int32 {
+    let slot = _findSlot(id, hint: hint)
+    return slot >= 0 && _slots[Int(slot)].leaf >= 0 ? slot : -1
+  }
+
+  /// The slot of the element with identity `id`, detached or not, or `-1`, given a slot the
+  /// caller found for it earlier (see `_find(_:hint:)`).
+  @inline(__always)
+  @inlinable
+  func _findSlot(_ id: ObjectIdentifier, hint: Int32) -> Int32 {
+    if hint >= 0 && Int(hint) < _slots.count
+      && _slots[Int(hint)].identity == UInt(bitPattern: id)
+    {
+      return hint
+    }
+    return _findSlot(id)
+  }
+
   /// The slot of the element with identity `id`, detached or not, or `-1`.
   @inlinable
   func _findSlot(_ id: ObjectIdentifier) -> Int32 {

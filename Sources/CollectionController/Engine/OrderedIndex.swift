@@ -281,6 +281,24 @@ extension _OrderedIndex {
     return slot < 0 ? nil : _position(ofSlot: slot)
   }
 
+  /// The position of the element with identity `id`, or `nil` if it is not in the index, given
+  /// the slot `slot(of:)` gave for it (checked: any slot, or -1, gives the right answer).
+  ///
+  /// - Complexity: O(log n), without comparisons; expected O(1) more if `hint` is not its slot.
+  @inlinable
+  func position(of id: ObjectIdentifier, hint: Int32) -> RowPosition? {
+    let slot = _find(id, hint: hint)
+    return slot < 0 ? nil : _position(ofSlot: slot)
+  }
+
+  /// The slot of the element with identity `id` (detached or not), or -1: a hint for
+  /// `position(of:hint:)`, `detach(contentsOf:)` and `insert(_:sequence:at:hint:)`, which check
+  /// it, so it stays safe to pass after the index changed.
+  ///
+  /// - Complexity: Expected O(1).
+  @inlinable
+  func slot(of id: ObjectIdentifier) -> Int32 { _findSlot(id) }
+
   /// The element with identity `id` and its position, found with one lookup of the identity
   /// (where `element(for:)` and `position(of:)` make one each), or `nil`.
   ///
@@ -536,10 +554,14 @@ extension _OrderedIndex {
   ///
   /// - Precondition: The element is not in the index.
   /// - Complexity: O(log n), plus O(s) when the section is new.
+  ///
+  /// - Parameter hint: The slot `slot(of:)` gave for the element, if the caller has it (checked).
   @inlinable
-  mutating func insert(_ element: Element, sequence: UInt64, at point: InsertionPoint) {
+  mutating func insert(
+    _ element: Element, sequence: UInt64, at point: InsertionPoint, hint: Int32 = -1
+  ) {
     precondition(point.version == _version, "stale insertion point")
-    let detached = _findSlot(ObjectIdentifier(element))
+    let detached = _findSlot(ObjectIdentifier(element), hint: hint)
     precondition(
       detached < 0 || _slots[Int(detached)].leaf < 0, "the element is already in the index")
     precondition(count < Int(Int32.max) - 1, "too many elements for 32-bit slot numbers")
@@ -652,11 +674,20 @@ extension _OrderedIndex {
   /// - Complexity: O(k log n) for k identities, plus O(s) once if a section disappears.
   @inlinable
   mutating func detach(contentsOf ids: some Sequence<ObjectIdentifier>) {
+    detach(contentsOf: ids.lazy.map { ($0, -1) })
+  }
+
+  /// Detaches the elements with identities `ids` (see `detach(contentsOf:)`), each given the
+  /// slot `slot(of:)` gave for it (checked, see `position(of:hint:)`), or -1.
+  ///
+  /// - Complexity: O(k log n) for k identities, plus O(s) once if a section disappears.
+  @inlinable
+  mutating func detach(contentsOf ids: some Sequence<(id: ObjectIdentifier, hint: Int32)>) {
     precondition(_detachedCount == 0, "elements detached earlier were never removed")
     _forgetDetached()
     var emptied = false
-    for id in ids {
-      let slot = _find(id)
+    for (id, hint) in ids {
+      let slot = _find(id, hint: hint)
       guard slot >= 0 else { continue }
       if _detach(slot, keepingEmptySection: true) { emptied = true }
       _detached.append(slot)

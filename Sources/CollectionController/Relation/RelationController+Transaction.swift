@@ -118,7 +118,13 @@ extension RelationController {
     // All at once: the sections they leave empty go in one pass, not one shift each. Detached,
     // not removed: each keeps its slot for its insertion below (a move frees and allocates
     // nothing); those that are not placed again are removed after.
-    _write { $0.index.detach(contentsOf: touched.lazy.map { ObjectIdentifier($0.element) }) }
+    // With the slots the builder found (see `_OrderedIndex.slot(of:)`): one lookup of each
+    // element's identity for the whole transaction.
+    if reports {
+      _write { $0.index.detach(contentsOf: builder.touchedSlots) }
+    } else {
+      _write { $0.index.detach(contentsOf: touched.lazy.map { ObjectIdentifier($0.element) }) }
+    }
     // In bulk only with kept keys: a live comparison that is not a total order (NaN) would
     // give the sort no consistent answer, while inserting one by one still places each
     // element consistently with its neighbours.
@@ -133,7 +139,8 @@ extension RelationController {
         guard config.includes(element) else { continue }
         let point = _state.index.insertionPoint(
           for: element, sectionKey: config.sectionedBy(element), sequence: labels[offset])
-        _write { $0.index.insert(element, sequence: labels[offset], at: point) }
+        let hint = reports ? builder.slotHint(offset) : -1
+        _write { $0.index.insert(element, sequence: labels[offset], at: point, hint: hint) }
       }
     }
     // Filtered out, deleted or no longer members. (Only the drainer writes the index, so it

@@ -435,3 +435,59 @@ extension OrderedIndexTests {
     small._checkInvariants()
   }
 }
+
+extension OrderedIndexTests {
+  /// A transaction finds each element's slot once (`slot(of:)`) and hands it to what places the
+  /// element as a hint: any hint gives the answer a lookup gives (its own slot, another
+  /// element's, a freed one, a reused one, -1 or out of range), so a stale hint is harmless.
+  @Test(arguments: IndexShape.allCases)
+  func slotHintsAreCheckedAndGiveWhatALookupGives(shape: IndexShape) {
+    var rng = SplitMix64(seed: 7)
+    var index = ItemIndex.items(shape: shape)
+    let items = (0..<300).map {
+      Item(
+        "i\($0)", sortKey: Int.random(in: 0..<20, using: &rng),
+        sectionKey: Int.random(in: 0..<5, using: &rng), sequence: UInt64($0))
+    }
+    for item in items { index.insert(item) }
+    let slots = items.map { index.slot(of: $0.id) }
+    #expect(slots.allSatisfy { $0 >= 0 })
+    #expect(Set(slots).count == items.count)
+    let stranger = Item("x", sortKey: 0, sequence: 9_000)
+    #expect(index.slot(of: stranger.id) == -1)
+    func expectHintsAgree(_ item: Item) {
+      let truth = index.position(of: item.id)
+      for hint in [index.slot(of: item.id), slots[0], slots[1], -1, Int32.max, 9_999] {
+        #expect(index.position(of: item.id, hint: hint) == truth)
+      }
+    }
+    for item in items + [stranger] { expectHintsAgree(item) }
+    // A removed element's slot is freed (its record holds no identity), then reused by a
+    // newcomer: the old hint finds nothing for the removed one, and the newcomer there.
+    let removed = items[5]
+    index.remove(removed.id)
+    #expect(index.position(of: removed.id, hint: slots[5]) == nil)
+    let newcomer = Item("n", sortKey: 3, sectionKey: 1, sequence: 5_000)
+    index.insert(newcomer)
+    #expect(index.slot(of: newcomer.id) == slots[5])
+    #expect(index.position(of: removed.id, hint: slots[5]) == nil)
+    #expect(index.position(of: newcomer.id, hint: slots[5]) == index.position(of: newcomer.id))
+    // Detached with wrong hints (each element given its neighbour's slot), then placed again
+    // with wrong hints: each goes back into its own slot, as without hints.
+    let moved = Array(items[10..<40])
+    let wrong = moved.indices.map { slots[10 + ($0 + 1) % moved.count] }
+    index.detach(contentsOf: zip(moved.map(\.id), wrong).map { (id: $0, hint: $1) })
+    for (offset, item) in moved.enumerated() {
+      #expect(index.position(of: item.id, hint: slots[10 + offset]) == nil)  // detached
+      #expect(index.slot(of: item.id) == slots[10 + offset])  // still its slot
+      item.sortKey = Int.random(in: 0..<20, using: &rng)
+      let point = index.insertionPoint(
+        for: item, sectionKey: item.sectionKey, sequence: item.sequence)
+      index.insert(item, sequence: item.sequence, at: point, hint: wrong[offset])
+      #expect(index.slot(of: item.id) == slots[10 + offset])
+    }
+    #expect(index.hasDetached == false)
+    index._checkInvariants()
+    for item in items + [newcomer, stranger] { expectHintsAgree(item) }
+  }
+}
