@@ -57,11 +57,16 @@ struct _Pipeline<Event> {
     /// their commit comes later.
     @usableFromInline
     var isCommitted: Bool
+    /// Whether the events were all the queue held: no event waited behind them when the
+    /// drainer took them.
+    @usableFromInline
+    var isWholeQueue: Bool
 
     @inlinable
-    init(events: [Event], isCommitted: Bool) {
+    init(events: [Event], isCommitted: Bool, isWholeQueue: Bool = true) {
       self.events = events
       self.isCommitted = isCommitted
+      self.isWholeQueue = isWholeQueue
     }
   }
 
@@ -214,7 +219,7 @@ struct _Pipeline<Event> {
       return Transaction(events: events, isCommitted: true)
     }
     defer { _queue.removeFirst(count) }
-    return Transaction(events: Array(_queue[..<count]), isCommitted: true)
+    return Transaction(events: Array(_queue[..<count]), isCommitted: true, isWholeQueue: false)
   }
 
   /// `next(recycling:)` with no buffer to recycle.

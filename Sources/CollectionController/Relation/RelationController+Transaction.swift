@@ -28,14 +28,22 @@ extension RelationController {
   func _drainQueue() {
     var spare: [_Event] = []
     while var transaction = _lock.withLock({ $0.pipeline.next(recycling: &spare) }) {
-      for event in transaction.events { _fold(event) }
+      // Whether a fold may have queued events: folding an element's event runs no user code
+      // and re-watches nothing; the other events may do both.
+      var foldsMayQueue = false
+      for event in transaction.events {
+        if case .element = event {} else { foldsMayQueue = true }
+        _fold(event)
+      }
       // The events' buffer, emptied here (releasing an event may run user code: an element's
       // deinit), becomes the queue's again if it is small.
       var events: [_Event] = []
       swap(&events, &transaction.events)
       _recycle(&events, into: &spare)
       guard transaction.isCommitted else { continue }
-      _touchQueuedElements()
+      // None wait if the transaction took the whole queue and its folds queued nothing (one
+      // lock fewer a move): an event another thread queues since is one queued after the look.
+      if !transaction.isWholeQueue || foldsMayQueue { _touchQueuedElements() }
       let delivery = _transaction()
       _checkInvariants()
       // Consumed: bound with a plain `if let`, the delivery (a change set of a dozen arrays)

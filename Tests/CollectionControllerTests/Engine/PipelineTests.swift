@@ -78,8 +78,10 @@ extension PipelineTests {
     #expect(!step9)  // a second job finds the drain running
     let step10 = pipeline.next()
     #expect(step10?.events == [1])
+    #expect(step10?.isWholeQueue == false)  // 2 waits behind it
     let step11 = pipeline.next()
     #expect(step11?.events == [2])
+    #expect(step11?.isWholeQueue == true)
     let step12 = pipeline.next()
     #expect(step12 == nil)
   }
