@@ -81,8 +81,6 @@ extension RelationController {
     // Kept keys change only when their element is placed, so no element is ever out of order
     // by them: there are no stale neighbours to heal.
     if _state.index.keys == nil { _healAroundTouched() }
-    // The touched elements are indexed now, not under the lock below.
-    if !work.latestFingerprints.isEmpty { work.indexPending() }
     var touched: [(element: Element, changedAttributes: Bool)] = []
     defer {
       // Emptied first: releasing an element may run its deinit, which must not run inside an
@@ -95,25 +93,32 @@ extension RelationController {
     // for the others.
     var labels = work.takeLabels()
     defer { _recycle(&labels, into: &work._labels) }
-    // One lock for the fingerprints and the labels (a move takes about a dozen locks: each
-    // one fewer is two atomic operations fewer).
+    // One lock, and one lookup of each member, for its label and its fingerprint.
     _write { state in
-      // An observed attribute changed if its fingerprint after the transaction's last change
-      // of the element differs from the one at the previous comparison. Only elements changed
-      // in this transaction are compared (others may be here because a later transaction
-      // moved them: that one reports their attributes).
-      for (id, fingerprint) in work.latestFingerprints {
-        guard let slot = work.slot(of: id), let member = state.members.glance(id),
-          !member.deleted, fingerprint != member.fingerprint
-        else { continue }
-        work.dirty[slot].changedAttributes = true
-        state.members.update(id) { $0?.fingerprint = fingerprint }
-      }
       touched = work.takeTouches()
       labels.reserveCapacity(touched.count)
-      for touch in touched {
-        let member = state.members.glance(ObjectIdentifier(touch.element))
-        labels.append(member.map { $0.deleted ? .max : $0.label } ?? .max)
+      let fingerprints = work.latestFingerprints
+      for offset in touched.indices {
+        let id = ObjectIdentifier(touched[offset].element)
+        // An observed attribute changed if its fingerprint after the transaction's last
+        // change of the element differs from the one at the previous comparison. Only
+        // elements changed in this transaction are compared (others may be here because a
+        // later transaction moved them: that one reports their attributes).
+        let latest = fingerprints.isEmpty ? nil : fingerprints[id]
+        var changed = false
+        // Field by field: binding the member would copy it (retaining its object and watch).
+        let label = state.members.update(id) { member -> UInt64 in
+          guard let deleted = member?.deleted, !deleted, let label = member?.label else {
+            return .max
+          }
+          if let latest, latest != member?.fingerprint {
+            member?.fingerprint = latest
+            changed = true
+          }
+          return label
+        }
+        if changed { touched[offset].changedAttributes = true }
+        labels.append(label)
       }
     }
     if !work.latestFingerprints.isEmpty { work.removeAllFingerprints() }
