@@ -12,11 +12,6 @@ private func member(_ album: Album, label: UInt64) -> _RelationMember {
     object: album, label: label, occurrences: 1, watch: nil, fingerprint: 0)
 }
 
-/// Replaces `value` through an `inout` access (the subscript's `_modify`).
-private func replace(_ value: inout _RelationMember?, with newValue: _RelationMember?) {
-  value = newValue
-}
-
 extension MemberTableTests {
   @Test func agreesWithADictionaryThroughRandomInsertsUpdatesAndRemovals() {
     var rng = SplitMix64(seed: 11)
@@ -33,16 +28,20 @@ extension MemberTableTests {
       case 2:
         #expect(table.removeValue(forKey: id)?.label == reference.removeValue(forKey: id))
       case 3:
-        // Through the subscript's in-place access: set, or cleared (removed).
+        // In place (`update`): set (inserted if absent), or cleared (removed).
         if rng.next() % 2 == 0 {
-          replace(&table[id], with: member(album, label: UInt64(step)))
+          table.update(id) { $0 = member(album, label: UInt64(step)) }
           reference[id] = UInt64(step)
         } else {
-          replace(&table[id], with: nil)
+          table.update(id) { $0 = nil }
           reference[id] = nil
         }
       default:
-        table[id]?.label = UInt64(step)  // changes a member only if present
+        let found = table.update(id) { member -> Bool in
+          member?.label = UInt64(step)  // changes a member only if present
+          return member != nil
+        }
+        #expect(found == (reference[id] != nil))
         if reference[id] != nil { reference[id] = UInt64(step) }
       }
       if step % 1_000 == 0 {
