@@ -235,3 +235,52 @@ extension RelationReentrancyTests {
     token.cancel()
   }
 }
+
+extension RelationReentrancyTests {
+  /// A filter that writes another member as an album enters the relation: the write comes
+  /// while the relation's write is folded, joins its transaction, and the member it wrote is
+  /// placed in that transaction, so that with a live comparison (`KeyPathComparator`, which
+  /// reads each element's key in place) and with kept keys (`SortDescriptor`) no change set
+  /// leaves it in a row its year disagrees with. Every change set replays, and the content
+  /// ends sorted.
+  @Test(arguments: [false, true])
+  func aFilterThatWritesAnotherMemberLeavesTheOrderSettled(keptKeys: Bool) throws {
+    let artist = Artist(makeAlbums((0..<40).map { ("a\($0)", $0 * 10) }))
+    let written = artist.albums[20]  // year 200, in the middle
+    var armed = false
+    let sortedBy: [any SortComparator<Album>] =
+      keptKeys ? [SortDescriptor(\Album.year)] : [KeyPathComparator(\Album.year)]
+    let albums = try RelationController(
+      \.albums, of: artist,
+      filter: .matching { album in
+        if armed, album.name.hasPrefix("new") {
+          armed = false
+          written.year = 1_000  // from the middle to the end
+        }
+        return album.year >= 0
+      },
+      sortedBy: sortedBy, delivery: .synchronous)
+    let log = ChangeLog(albums)
+    // The content each change set leaves, in year order at every delivery (not only at the
+    // end): an album left in place with its new year would show out of order until its own
+    // transaction.
+    var unsorted: [[Int]] = []
+    let token = albums.onChange { [unowned albums] _ in
+      let years = albums.objects.map(\.year)
+      if years != years.sorted() { unsorted.append(years) }
+    }
+    defer { token.cancel() }
+    armed = true
+    // Appended albums whose years fall on both sides of the written one's old year: each is
+    // placed by comparisons that pass through the middle of the content.
+    artist.albums += [Album("new1", year: 195), Album("new2", year: 205), Album("new3", year: 390)]
+    #expect(!armed, "the filter never ran armed")
+    let years = albums.objects.map(\.year)
+    #expect(years == years.sorted())
+    #expect(albums.objects.last === written)
+    #expect(albums.count == 43)
+    #expect(unsorted.isEmpty, "\(unsorted)")
+    #expect(log.count > 0)
+    #expect(log.failures.isEmpty, "\(log.failures)")
+  }
+}

@@ -194,6 +194,11 @@ struct _MemberTable: Sequence {
   /// subscript such an accessor yields through made its coroutine frame too large for the
   /// caller's buffer, so every access allocated and freed it (two to three times a move).
   ///
+  /// - Important: `body` must not access this table (it runs inside the pool's buffer, which a
+  ///   read would find inconsistent and an insertion could move), and it runs under the
+  ///   controller's lock: a member it sets to `nil` holding its object's last reference runs
+  ///   that object's deinit under the lock. Every caller only changes fields or sets a member.
+  ///
   /// - Complexity: Expected O(1).
   @inlinable
   mutating func update<Result>(

@@ -8,19 +8,26 @@ import Binding
 // (through `_watch`) with no lock held.
 
 extension RelationController {
+  /// Folds `event` into the transaction under way.
+  ///
+  /// - Returns: Whether it was an element's event that touched its element. Only such a fold
+  ///   is known to have run no user code and queued nothing, and the transaction then holds the
+  ///   element, so releasing the event runs no deinit either (see `_drainQueue`).
   @inlinable
-  func _fold(_ event: _Event) {
+  @discardableResult
+  func _fold(_ event: _Event) -> Bool {
     switch event {
     case .element(let element, let fingerprint):
       // Re-watched already (see `_rewatch`); placed when the transaction runs, and its observed
       // attributes compared then (see `_transaction`).
       let id = ObjectIdentifier(element)
-      guard _lock.withLock({ $0.members.glance(id)?.deleted == false }) else { return }
+      guard _lock.withLock({ $0.members.glance(id)?.deleted == false }) else { return false }
       // What the transaction reads first of the element's place (only the drainer writes the
       // index, so it reads it without the lock).
       _state.index.prefetchPlace(of: id)
       _work.latestFingerprints[id] = fingerprint
       _touch(element)
+      return true
     case .deleted(let id):
       // The member may be marked deleted already (by a re-watch that found it deleted).
       let deleted = _write { state -> (Element, _WatchHandle?)? in
@@ -33,7 +40,7 @@ extension RelationController {
         }
         return (_element(member), member.watch)
       }
-      guard let (element, watch) = deleted else { return }
+      guard let (element, watch) = deleted else { return false }
       watch?.end(of: element, sink: _sink)
       _touch(element)
     case .ownerGone:
@@ -102,6 +109,7 @@ extension RelationController {
         }
       }
     }
+    return false
   }
 
   /// The member `id`, read under the lock (writers re-watching an element change its watch).

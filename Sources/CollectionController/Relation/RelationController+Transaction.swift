@@ -28,21 +28,22 @@ extension RelationController {
   func _drainQueue() {
     var spare: [_Event] = []
     while var transaction = _lock.withLock({ $0.pipeline.next(recycling: &spare) }) {
-      // Whether a fold may have queued events: folding an element's event runs no user code
-      // and re-watches nothing; the other events may do both.
+      // Whether folding or releasing the events may have queued events: folding an element's
+      // event that touches its element runs no user code and re-watches nothing, and the
+      // transaction then holds the element. Any other fold may run user code or re-watch, and
+      // an element's event that touches nothing (its element left) may hold the element's last
+      // reference, whose deinit, run by the release below, may write another member.
       var foldsMayQueue = false
-      for event in transaction.events {
-        if case .element = event {} else { foldsMayQueue = true }
-        _fold(event)
-      }
+      for event in transaction.events where !_fold(event) { foldsMayQueue = true }
       // The events' buffer, emptied here (releasing an event may run user code: an element's
       // deinit), becomes the queue's again if it is small.
       var events: [_Event] = []
       swap(&events, &transaction.events)
       _recycle(&events, into: &spare)
       guard transaction.isCommitted else { continue }
-      // None wait if the transaction took the whole queue and its folds queued nothing (one
-      // lock fewer a move): an event another thread queues since is one queued after the look.
+      // None wait if the transaction took the whole queue and neither its folds nor the
+      // release of its events queued anything (one lock fewer a move): an event another thread
+      // queues since is one queued after the look.
       if !transaction.isWholeQueue || foldsMayQueue { _touchQueuedElements() }
       let delivery = _transaction()
       _checkInvariants()

@@ -472,11 +472,24 @@ extension OrderedIndexTests {
     #expect(index.slot(of: newcomer.id) == slots[5])
     #expect(index.position(of: removed.id, hint: slots[5]) == nil)
     #expect(index.position(of: newcomer.id, hint: slots[5]) == index.position(of: newcomer.id))
-    // Detached with wrong hints (each element given its neighbour's slot), then placed again
-    // with wrong hints: each goes back into its own slot, as without hints.
+    // Detached with wrong hints (a neighbour's slot in the set, the slot of an element outside
+    // it, the newcomer's reused slot, out of range, -1), then placed again with wrong hints:
+    // each goes back into its own slot, as without hints, and no element outside the set is
+    // detached (a detach that trusted its hints would take items[0] or the newcomer).
     let moved = Array(items[10..<40])
-    let wrong = moved.indices.map { slots[10 + ($0 + 1) % moved.count] }
+    let wrong = moved.indices.map { offset -> Int32 in
+      switch offset % 5 {
+      case 0: slots[10 + (offset + 1) % moved.count]
+      case 1: slots[0]
+      case 2: slots[5]
+      case 3: Int32.max
+      default: -1
+      }
+    }
     index.detach(contentsOf: zip(moved.map(\.id), wrong).map { (id: $0, hint: $1) })
+    #expect(index.position(of: items[0].id) != nil)
+    #expect(index.position(of: newcomer.id) != nil)
+    #expect(index.count == items.count - moved.count)
     for (offset, item) in moved.enumerated() {
       #expect(index.position(of: item.id, hint: slots[10 + offset]) == nil)  // detached
       #expect(index.slot(of: item.id) == slots[10 + offset])  // still its slot
