@@ -284,3 +284,73 @@ extension RelationReentrancyTests {
     #expect(log.failures.isEmpty, "\(log.failures)")
   }
 }
+
+/// A song whose deinit runs `onDeinit` (user code the drainer may run when it releases the
+/// last event that holds the song).
+private final class DyingSong: ObservableModel {
+  let observation = ObservationStorage()
+  @Observed var year: Int
+  let name: String
+  var onDeinit: (() -> Void)?
+
+  init(_ name: String, year: Int) {
+    self.name = name
+    self.year = year
+  }
+
+  deinit { onDeinit?() }
+}
+
+private final class Playlist: ObservableModel {
+  let observation = ObservationStorage()
+  @Observed var songs: [DyingSong]
+
+  init(_ songs: [DyingSong]) { self.songs = songs }
+}
+
+extension RelationReentrancyTests {
+  /// The drainer releases a transaction's events after folding them, and an element's event
+  /// whose element left the relation may hold its last reference: the element's deinit (user
+  /// code) then runs there, and what it writes is queued. A member it moves is moved in that
+  /// transaction, before anything is placed against its key: with a live comparison
+  /// (`KeyPathComparator`), another song placed in the same transaction would otherwise compare
+  /// with a year that disagrees with its row, and the change set would leave the content out
+  /// of order (until the member's own transaction).
+  @Test func aDeinitRunWhenTheDrainerReleasesAnEventLeavesTheOrderSettled() throws {
+    let songs = (1...7).map { DyingSong("s\($0)", year: $0 * 10) }
+    let playlist = Playlist(songs)
+    let y = songs[3]  // 40, in the middle
+    let z = songs[0]  // 10
+    var dying: DyingSong? = DyingSong("x", year: 5)
+    dying?.onDeinit = { y.year = 100 }  // from the middle to the end, in place
+    playlist.songs.insert(dying!, at: 0)  // Safe: set just above.
+    let controller = try RelationController(
+      \.songs, of: playlist, sortedBy: [KeyPathComparator(\DyingSong.year)],
+      delivery: .synchronous)
+    var armed = true
+    var unsorted: [[Int]] = []
+    let token = controller.onChange { [unowned controller] _ in
+      let years = controller.objects.map(\.year)
+      if years != years.sorted() { unsorted.append(years) }
+      guard armed, let x = dying else { return }
+      armed = false
+      // Queued (a drain is under way): the removal of x, then a transaction that writes x
+      // (still a member until the removal is folded) and z. Its events hold x's last
+      // reference once `dying` lets go.
+      // Blocks of their own: a receiver's coalesced blocks are transactions of their own.
+      coalesce { playlist.songs.removeAll { $0 === x } }
+      coalesce {
+        x.year = 6
+        z.year = 55  // placed past y's old row: compares with y there
+      }
+      dying = nil
+    }
+    defer { token.cancel() }
+    songs[6].year = 1  // a first change set (70 moves to the front), whose handler does the above
+    #expect(dying == nil && y.year == 100, "the deinit ran")
+    #expect(unsorted.isEmpty, "\(unsorted)")
+    let years = controller.objects.map(\.year)
+    #expect(years == years.sorted())
+    #expect(controller.count == 7)
+  }
+}
