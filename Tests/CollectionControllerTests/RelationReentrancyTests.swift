@@ -334,10 +334,9 @@ extension RelationReentrancyTests {
       if years != years.sorted() { unsorted.append(years) }
       guard armed, let x = dying else { return }
       armed = false
-      // Queued (a drain is under way): the removal of x, then a transaction that writes x
-      // (still a member until the removal is folded) and z. Its events hold x's last
-      // reference once `dying` lets go.
-      // Blocks of their own: a receiver's coalesced blocks are transactions of their own.
+      // Queued (a drain is under way), each block a transaction of its own: the removal of
+      // x, then the writes of x (still a member until the removal is folded) and z. The
+      // second one's events hold x's last reference once `dying` lets go.
       coalesce { playlist.songs.removeAll { $0 === x } }
       coalesce {
         x.year = 6
