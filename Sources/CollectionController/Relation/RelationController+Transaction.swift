@@ -28,11 +28,9 @@ extension RelationController {
   func _drainQueue() {
     var spare: [_Event] = []
     while var transaction = _lock.withLock({ $0.pipeline.next(recycling: &spare) }) {
-      // Whether folding or releasing the events may have queued events: folding an element's
-      // event that touches its element runs no user code and re-watches nothing, and the
-      // transaction then holds the element. Any other fold may run user code or re-watch, and
-      // an element's event that touches nothing (its element left) may hold the element's last
-      // reference, whose deinit, run by the release below, may write another member.
+      // Whether folding or releasing the events may have queued events: only a fold that
+      // touched its element is known not to (see `_fold`); an element's event that touched
+      // nothing may hold the element's last reference, whose deinit the release below runs.
       var foldsMayQueue = false
       for event in transaction.events where !_fold(event) { foldsMayQueue = true }
       // The events' buffer, emptied here (releasing an event may run user code: an element's
