@@ -209,6 +209,44 @@ extension SortKeyAgreementTests {
     #expect(_SortKeys<Record>.make([]) != nil)
   }
 
+  /// A descent asks for the keys of its next comparisons at the addresses its first two stores
+  /// report: for every kept key type, each slot's address is that of the value kept there, and
+  /// no slot past the kept ones is asked for. (A wrong address would not change an order, only
+  /// make the prefetch useless, so this is the one place it shows.)
+  @Test(arguments: 0..<keptCount)
+  func theDescentPrefetchesWhereTheKeysAreKept(_ order: Int) throws {
+    let (name, descriptors) = Self.orders[order]
+    let keys = try #require(_SortKeys<Record>.make(descriptors))
+    var rng = SplitMix64(seed: UInt64(order))
+    let records = Self.makeShelf(37, &rng).records
+    for (slot, record) in records.enumerated() { keys.keep(record, at: Int32(slot)) }
+    let addresses = keys.stagedComparison.addresses()
+    let columns = [addresses.first, addresses.second]
+    for (index, column) in columns.enumerated() {
+      guard index < keys.stores.count else {
+        #expect(column.count == 0, "\(name): no store \(index)")
+        continue
+      }
+      let kept = try #require(Self.keptAddresses(keys.stores[index]))
+      #expect(column.count == records.count, "\(name): store \(index) count")
+      for slot in records.indices {
+        #expect(
+          column.base &+ UInt(slot &* column.stride) == kept(slot),
+          "\(name): store \(index), slot \(slot)")
+      }
+    }
+  }
+
+  /// The address of each value `store` keeps, by slot (read from its values).
+  static func keptAddresses(_ store: any _KeyStore) -> ((Int) -> UInt)? {
+    func open<Store: _TypedKeyStore>(_ store: Store) -> (Int) -> UInt {
+      // Safe: the store keeps values at every slot asked for, so its buffer has an address.
+      { slot in store.values.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress! + slot) } }
+    }
+    guard let typed = store as? any _TypedKeyStore else { return nil }
+    return open(typed)
+  }
+
   /// A key of the user's type whose `<` reads an object: the controller compares live, so
   /// renaming the object re-sorts (a kept value would neither see the rename nor stay
   /// ordered).

@@ -496,14 +496,15 @@ extension _OrderedIndex {
     let leaf: Int32
     let offset: Int
     if let comparison = keys?.stagedComparison {
+      let addresses = comparison.addresses()
       // The kept keys' stores, called without retaining them (see `_StagedComparison`).
-      (leaf, offset) = _descend(root.root, height: root.height) {
-        Self._orders(comparison.compare(with: $0), sequence, before: $0, slots)
-      }
+      (leaf, offset) = _descend(
+        root.root, height: root.height, prefetch: { addresses.prefetch($0) }
+      ) { Self._orders(comparison.compare(with: $0), sequence, before: $0, slots) }
     } else {
       let comparator = _comparator
       let elements = _elements
-      (leaf, offset) = _descend(root.root, height: root.height) {
+      (leaf, offset) = _descend(root.root, height: root.height, prefetch: { _ in }) {
         // Safe: only occupied slots (which always hold an element) are linked into leaves.
         Self._orders(comparator(element, elements[Int($0)]!), sequence, before: $0, slots)
       }
@@ -516,11 +517,24 @@ extension _OrderedIndex {
   /// The leaf below `root` where an element goes, and its offset there, given whether it goes
   /// before the element in a slot: a binary search of the children's first elements per node,
   /// then of the leaf.
+  ///
+  /// Before each comparison, `prefetch` asks for what the two comparisons that may follow it
+  /// read (the keys kept at their slots): in a large index each comparison waits for a cache
+  /// miss, and the one after it, whichever way this one goes, then finds its keys on the way.
   @inlinable
   @inline(__always)
   func _descend(
-    _ root: Int32, height: Int32, goesBefore: (Int32) -> Bool
+    _ root: Int32, height: Int32, prefetch: (Int32) -> Void, goesBefore: (Int32) -> Bool
   ) -> (leaf: Int32, offset: Int) {
+    /// Asks for the slots of the middles of `low..<middle` and `middle + 1..<high` in `entries`
+    /// from `base`.
+    @inline(__always)
+    func prefetchNext(
+      _ entries: ContiguousArray<Int32>, _ base: Int, _ low: Int, _ middle: Int, _ high: Int
+    ) {
+      if low < middle { prefetch(entries[base + (low + middle) / 2]) }
+      if middle + 1 < high { prefetch(entries[base + (middle + 1 + high) / 2]) }
+    }
     var node = root
     for _ in 0..<height {
       let base = Int(node) * fanout
@@ -529,6 +543,7 @@ extension _OrderedIndex {
       var (low, high) = (1, Int(_nodeCounts[Int(node)]))
       while low < high {
         let middle = (low + high) / 2
+        prefetchNext(_childFirsts, base, low, middle, high)
         if goesBefore(_childFirsts[base + middle]) { high = middle } else { low = middle + 1 }
       }
       // What inserting below this child writes (its count) and reads (this node's parent), asked
@@ -542,6 +557,7 @@ extension _OrderedIndex {
     var (low, high) = (0, Int(_leafCounts[Int(node)]))
     while low < high {
       let middle = (low + high) / 2
+      prefetchNext(_leafEntries, base, low, middle, high)
       if goesBefore(_leafEntries[base + middle]) { high = middle } else { low = middle + 1 }
     }
     return (node, low)

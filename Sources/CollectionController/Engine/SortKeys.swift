@@ -315,6 +315,78 @@ struct _StagedComparison {
     }
     return .orderedSame
   }
+
+  /// Where the first two stores keep their values now, for a walk to ask for them ahead of
+  /// its comparisons. Valid until a store keeps a value (which may move its values), so for
+  /// one walk: a walk compares with the staged keys and keeps none.
+  @inlinable
+  func addresses() -> _KeptAddresses {
+    _KeptAddresses(
+      first: first?._withUnsafeGuaranteedRef { $0.keptAddresses() } ?? .none,
+      second: second?._withUnsafeGuaranteedRef { $0.keptAddresses() } ?? .none)
+  }
+}
+
+/// Where a store keeps its values: the address of the first, as a number (only ever handed to
+/// a prefetch, never read through), the distance between two, and how many there are.
+@usableFromInline
+struct _KeptColumn {
+  @usableFromInline
+  let base: UInt
+  @usableFromInline
+  let stride: Int
+  @usableFromInline
+  let count: Int
+
+  @inlinable
+  init(base: UInt, stride: Int, count: Int) {
+    self.base = base
+    self.stride = stride
+    self.count = count
+  }
+
+  /// No values.
+  @inlinable
+  static var none: _KeptColumn { _KeptColumn(base: 0, stride: 0, count: 0) }
+
+  /// Asks for the value kept at `slot` to be brought into the cache, without waiting for it.
+  @inline(__always)
+  @inlinable
+  func prefetch(_ slot: Int32) {
+    let slot = Int(slot)
+    guard slot < count else { return }
+    // A prefetch never faults, whatever the address, and reads nothing into the program.
+    _binding_prefetch(UnsafeRawPointer(bitPattern: base &+ UInt(bitPattern: slot &* stride)))
+  }
+}
+
+/// Where the first two stores of a walk keep their values (see `_StagedComparison.addresses()`).
+///
+/// An insertion point's descent asks for the keys of the two comparisons that may follow each
+/// one, so that in a large index the next comparison's cache misses overlap this one's: a move
+/// 6% faster at 10^6 and 1-2% at 10^4 (`--profile-relation`, 12 rounds interleaved in one
+/// process, twice). It takes the addresses once per walk: asking each store through a virtual
+/// call per prefetch cost more than the prefetches saved (10% slower at 10^4, 5% at 10^6).
+@usableFromInline
+struct _KeptAddresses {
+  @usableFromInline
+  let first: _KeptColumn
+  @usableFromInline
+  let second: _KeptColumn
+
+  @inlinable
+  init(first: _KeptColumn, second: _KeptColumn) {
+    self.first = first
+    self.second = second
+  }
+
+  /// Asks for the first two keys kept at `slot` (the later ones are rarely compared).
+  @inline(__always)
+  @inlinable
+  func prefetch(_ slot: Int32) {
+    first.prefetch(slot)
+    second.prefetch(slot)
+  }
 }
 
 /// The class of every key store, through which a walk compares (see `_StagedComparison`).
@@ -327,6 +399,12 @@ class _KeyStoreBase {
   @inlinable
   func compareStaged(with slot: Int32) -> ComparisonResult {
     preconditionFailure("CollectionController: \(type(of: self)) does not compare its keys")
+  }
+
+  /// Where the store keeps its values now (see `_KeptColumn`). Every store overrides it.
+  @inlinable
+  func keptAddresses() -> _KeptColumn {
+    preconditionFailure("CollectionController: \(type(of: self)) does not tell where it keeps")
   }
 }
 
@@ -395,6 +473,16 @@ extension _TypedKeyStore {
   func removeAll() {
     values.removeAll()
     staged = nil
+  }
+
+  /// What each store's `keptAddresses()` override runs.
+  @inlinable
+  func _keptAddresses() -> _KeptColumn {
+    values.withUnsafeBufferPointer { values in
+      _KeptColumn(
+        base: UInt(bitPattern: values.baseAddress), stride: MemoryLayout<Value>.stride,
+        count: values.count)
+    }
   }
 
   @inlinable
@@ -481,6 +569,8 @@ final class _IntKeys: _KeyStoreBase, _TypedKeyStore {
   override func compareStaged(with slot: Int32) -> ComparisonResult {
     _compareStaged(with: slot)
   }
+  @inlinable
+  override func keptAddresses() -> _KeptColumn { _keptAddresses() }
   @usableFromInline
   let ascending: Bool
   @usableFromInline
@@ -540,6 +630,8 @@ final class _DoubleKeys: _KeyStoreBase, _TypedKeyStore {
   override func compareStaged(with slot: Int32) -> ComparisonResult {
     _compareStaged(with: slot)
   }
+  @inlinable
+  override func keptAddresses() -> _KeptColumn { _keptAddresses() }
   @usableFromInline
   let ascending: Bool
   @usableFromInline
@@ -561,6 +653,8 @@ final class _StringKeys: _KeyStoreBase, _TypedKeyStore {
   override func compareStaged(with slot: Int32) -> ComparisonResult {
     _compareStaged(with: slot)
   }
+  @inlinable
+  override func keptAddresses() -> _KeptColumn { _keptAddresses() }
   @usableFromInline
   let ascending: Bool
   @usableFromInline
@@ -582,6 +676,8 @@ final class _OptionalIntKeys: _KeyStoreBase, _TypedKeyStore {
   override func compareStaged(with slot: Int32) -> ComparisonResult {
     _compareStaged(with: slot)
   }
+  @inlinable
+  override func keptAddresses() -> _KeptColumn { _keptAddresses() }
   @usableFromInline
   let ascending: Bool
   @usableFromInline
@@ -603,6 +699,8 @@ final class _OptionalStringKeys: _KeyStoreBase, _TypedKeyStore {
   override func compareStaged(with slot: Int32) -> ComparisonResult {
     _compareStaged(with: slot)
   }
+  @inlinable
+  override func keptAddresses() -> _KeptColumn { _keptAddresses() }
   @usableFromInline
   let ascending: Bool
   @usableFromInline
@@ -626,6 +724,8 @@ final class _StandardStringKeys: _KeyStoreBase, _TypedKeyStore {
   override func compareStaged(with slot: Int32) -> ComparisonResult {
     _compareStaged(with: slot)
   }
+  @inlinable
+  override func keptAddresses() -> _KeptColumn { _keptAddresses() }
   @usableFromInline
   let ascending: Bool
   @usableFromInline
@@ -652,6 +752,8 @@ final class _OptionalStandardStringKeys: _KeyStoreBase, _TypedKeyStore {
   override func compareStaged(with slot: Int32) -> ComparisonResult {
     _compareStaged(with: slot)
   }
+  @inlinable
+  override func keptAddresses() -> _KeptColumn { _keptAddresses() }
   @usableFromInline
   let ascending: Bool
   @usableFromInline
@@ -680,6 +782,8 @@ final class _ComparableKeys<Value: Comparable>: _KeyStoreBase, _TypedKeyStore {
   override func compareStaged(with slot: Int32) -> ComparisonResult {
     _compareStaged(with: slot)
   }
+  @inlinable
+  override func keptAddresses() -> _KeptColumn { _keptAddresses() }
   @usableFromInline
   let ascending: Bool
   @usableFromInline
@@ -701,6 +805,8 @@ final class _OptionalComparableKeys<Wrapped: Comparable>: _KeyStoreBase, _TypedK
   override func compareStaged(with slot: Int32) -> ComparisonResult {
     _compareStaged(with: slot)
   }
+  @inlinable
+  override func keptAddresses() -> _KeptColumn { _keptAddresses() }
   @usableFromInline
   let ascending: Bool
   @usableFromInline
