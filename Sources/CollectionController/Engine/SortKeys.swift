@@ -327,8 +327,9 @@ struct _StagedComparison {
   }
 }
 
-/// Where a store keeps its values: the address of the first, as a number (only ever handed to
-/// a prefetch, never read through), the distance between two, and how many there are.
+/// Where a store keeps its values (or an index its slots' sequences): the address of the
+/// first, as a number (only ever handed to a prefetch, never read through), the distance
+/// between two, and how many there are.
 @usableFromInline
 struct _KeptColumn {
   @usableFromInline

@@ -504,3 +504,26 @@ extension OrderedIndexTests {
     for item in items + [newcomer, stranger] { expectHintsAgree(item) }
   }
 }
+
+extension OrderedIndexTests {
+  /// A descent asks for the sequences of the slots it may compare next, at the addresses
+  /// `_sequenceAddresses` gives: each is where the slot's sequence is (read through it here,
+  /// while the slots are alive), and none is given past the slots. (A wrong address would
+  /// change no order, only make the prefetch useless, so this is the one place it shows.)
+  @Test func theDescentPrefetchesTheSequencesWhereTheSlotsKeepThem() throws {
+    var index = ItemIndex.items(shape: .narrow)
+    let items = (0..<50).map { Item("i\($0)", sortKey: $0 % 7, sequence: UInt64(1_000 + $0)) }
+    for item in items { index.insert(item) }
+    let slots = index._slots
+    let column = ItemIndex._sequenceAddresses(slots)
+    #expect(column.count == slots.count)
+    try withExtendedLifetime(slots) {
+      for item in items {
+        let slot = Int(index.slot(of: item.id))
+        let address = try #require(
+          UnsafeRawPointer(bitPattern: column.base &+ UInt(slot &* column.stride)))
+        #expect(address.loadUnaligned(as: UInt64.self) == item.sequence)
+      }
+    }
+  }
+}
