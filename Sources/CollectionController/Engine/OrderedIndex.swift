@@ -537,8 +537,10 @@ extension _OrderedIndex {
   /// then of the leaf.
   ///
   /// Before each comparison, `prefetch` asks for what the two comparisons that may follow it
-  /// read (the keys kept at their slots): in a large index each comparison waits for a cache
-  /// miss, and the one after it, whichever way this one goes, then finds its keys on the way.
+  /// read (the keys kept at their slots, and their sequences): in a large index each
+  /// comparison waits for a cache miss, and the one after it, whichever way this one goes,
+  /// then finds its keys on the way. Asking for the whole node's or leaf's entries first, or
+  /// for the keys two comparisons ahead, gained nothing more (interleaved in one process).
   @inlinable
   @inline(__always)
   func _descend(
