@@ -214,7 +214,7 @@ extension SortKeyAgreementTests {
   /// no slot past the kept ones is asked for. (A wrong address would not change an order, only
   /// make the prefetch useless, so this is the one place it shows.)
   @Test(arguments: 0..<keptCount)
-  func theDescentPrefetchesWhereTheKeysAreKept(_ order: Int) throws {
+  func theKeptAddressesAreThoseOfTheKeptValues(_ order: Int) throws {
     let (name, descriptors) = Self.orders[order]
     let keys = try #require(_SortKeys<Record>.make(descriptors))
     var rng = SplitMix64(seed: UInt64(order))

@@ -536,11 +536,13 @@ extension _OrderedIndex {
   /// before the element in a slot: a binary search of the children's first elements per node,
   /// then of the leaf.
   ///
-  /// Before each comparison, `prefetch` asks for what the two comparisons that may follow it
-  /// read (the keys kept at their slots, and their sequences): in a large index each
-  /// comparison waits for a cache miss, and the one after it, whichever way this one goes,
-  /// then finds its keys on the way. Asking for the whole node's or leaf's entries first, or
-  /// for the keys two comparisons ahead, gained nothing more (interleaved in one process).
+  /// Before each comparison, the descent hands `prefetch` the slots of the two comparisons
+  /// that may follow it in the same node or leaf (the middles of both halves), for their keys
+  /// and sequences: in a large index each comparison waits for a cache miss, and the one after
+  /// it, whichever way this one goes, then finds its keys on the way. Asking for the whole
+  /// node's or leaf's entries first, or for the slots two comparisons ahead, gained nothing
+  /// more (interleaved in one process). A descent without kept keys prefetches nothing: its
+  /// comparisons call the comparators, which cost far more than the two entries read here.
   @inlinable
   @inline(__always)
   func _descend(
@@ -1387,16 +1389,17 @@ struct _IndexSlot {
   var identity: UInt
   @usableFromInline
   var sequence: UInt64
-  /// Where `sequence` lies in a slot, in bytes.
-  @usableFromInline
-  static let sequenceOffset: Int = {
-    // Safe: a stored property of a struct has an offset.
-    MemoryLayout<_IndexSlot>.offset(of: \.sequence)!
-  }()
   /// The leaf holding the slot; -1 for a detached slot (see `detach(contentsOf:)`); for a free
   /// slot the next free one (-1 for the last).
   @usableFromInline
   var leaf: Int32
+
+  /// Where `sequence` lies in a slot, in bytes.
+  @usableFromInline
+  static let sequenceOffset: Int = {
+    // Safe: `sequence` is a stored property without observers, so it has an offset.
+    MemoryLayout<_IndexSlot>.offset(of: \.sequence)!
+  }()
 
   @inlinable
   init(identity: UInt, sequence: UInt64, leaf: Int32) {

@@ -327,18 +327,21 @@ struct _StagedComparison {
   }
 }
 
-/// Where a store keeps its values (or an index its slots' sequences): the address of the
-/// first, as a number (only ever handed to a prefetch, never read through), the distance
-/// between two, and how many there are.
+/// Where a store keeps its values (or an index its slots' sequences), for prefetches: the
+/// library never reads through it.
 @usableFromInline
 struct _KeptColumn {
+  /// The address of the value kept at slot 0, as a number.
   @usableFromInline
   let base: UInt
+  /// The distance in bytes from one slot's value to the next.
   @usableFromInline
   let stride: Int
+  /// How many slots have a value.
   @usableFromInline
   let count: Int
 
+  /// A column of `count` values from `base`, `stride` bytes apart.
   @inlinable
   init(base: UInt, stride: Int, count: Int) {
     self.base = base
@@ -355,26 +358,30 @@ struct _KeptColumn {
   @inlinable
   func prefetch(_ slot: Int32) {
     let slot = Int(slot)
-    guard slot < count else { return }
+    // Unsigned: a negative slot is out of range too.
+    guard UInt(bitPattern: slot) < UInt(bitPattern: count) else { return }
     // A prefetch never faults, whatever the address, and reads nothing into the program.
     _binding_prefetch(UnsafeRawPointer(bitPattern: base &+ UInt(bitPattern: slot &* stride)))
   }
 }
 
-/// Where the first two stores of a walk keep their values (see `_StagedComparison.addresses()`).
+/// Where the first two stores of a walk keep their values (see `_StagedComparison.addresses()`),
+/// for a descent's prefetches (see `_OrderedIndex._descend`).
 ///
-/// An insertion point's descent asks for the keys of the two comparisons that may follow each
-/// one, so that in a large index the next comparison's cache misses overlap this one's: a move
-/// 6% faster at 10^6 and 1-2% at 10^4 (`--profile-relation`, 12 rounds interleaved in one
-/// process, twice). It takes the addresses once per walk: asking each store through a virtual
-/// call per prefetch cost more than the prefetches saved (10% slower at 10^4, 5% at 10^6).
+/// Taken once per walk: asking each store through a virtual call per prefetch cost more than
+/// the prefetches saved (a move 10% slower at 10^4 and 5% at 10^6 than with no prefetch, where
+/// these addresses made it 1-2% and 6% faster: `--profile-relation`, 12 rounds interleaved in
+/// one process).
 @usableFromInline
 struct _KeptAddresses {
+  /// Where the first store keeps its values (`.none` if there is no store).
   @usableFromInline
   let first: _KeptColumn
+  /// Where the second store keeps its values (`.none` if there is no second store).
   @usableFromInline
   let second: _KeptColumn
 
+  /// The addresses of the first two stores.
   @inlinable
   init(first: _KeptColumn, second: _KeptColumn) {
     self.first = first
@@ -405,7 +412,8 @@ class _KeyStoreBase {
   /// Where the store keeps its values now (see `_KeptColumn`). Every store overrides it.
   @inlinable
   func keptAddresses() -> _KeptColumn {
-    preconditionFailure("CollectionController: \(type(of: self)) does not tell where it keeps")
+    preconditionFailure(
+      "CollectionController: \(type(of: self)) does not tell where it keeps its values")
   }
 }
 
@@ -570,6 +578,7 @@ final class _IntKeys: _KeyStoreBase, _TypedKeyStore {
   override func compareStaged(with slot: Int32) -> ComparisonResult {
     _compareStaged(with: slot)
   }
+  /// Where the store keeps its values (see `_KeyStoreBase`).
   @inlinable
   override func keptAddresses() -> _KeptColumn { _keptAddresses() }
   @usableFromInline
@@ -631,6 +640,7 @@ final class _DoubleKeys: _KeyStoreBase, _TypedKeyStore {
   override func compareStaged(with slot: Int32) -> ComparisonResult {
     _compareStaged(with: slot)
   }
+  /// Where the store keeps its values (see `_KeyStoreBase`).
   @inlinable
   override func keptAddresses() -> _KeptColumn { _keptAddresses() }
   @usableFromInline
@@ -654,6 +664,7 @@ final class _StringKeys: _KeyStoreBase, _TypedKeyStore {
   override func compareStaged(with slot: Int32) -> ComparisonResult {
     _compareStaged(with: slot)
   }
+  /// Where the store keeps its values (see `_KeyStoreBase`).
   @inlinable
   override func keptAddresses() -> _KeptColumn { _keptAddresses() }
   @usableFromInline
@@ -677,6 +688,7 @@ final class _OptionalIntKeys: _KeyStoreBase, _TypedKeyStore {
   override func compareStaged(with slot: Int32) -> ComparisonResult {
     _compareStaged(with: slot)
   }
+  /// Where the store keeps its values (see `_KeyStoreBase`).
   @inlinable
   override func keptAddresses() -> _KeptColumn { _keptAddresses() }
   @usableFromInline
@@ -700,6 +712,7 @@ final class _OptionalStringKeys: _KeyStoreBase, _TypedKeyStore {
   override func compareStaged(with slot: Int32) -> ComparisonResult {
     _compareStaged(with: slot)
   }
+  /// Where the store keeps its values (see `_KeyStoreBase`).
   @inlinable
   override func keptAddresses() -> _KeptColumn { _keptAddresses() }
   @usableFromInline
@@ -725,6 +738,7 @@ final class _StandardStringKeys: _KeyStoreBase, _TypedKeyStore {
   override func compareStaged(with slot: Int32) -> ComparisonResult {
     _compareStaged(with: slot)
   }
+  /// Where the store keeps its values (see `_KeyStoreBase`).
   @inlinable
   override func keptAddresses() -> _KeptColumn { _keptAddresses() }
   @usableFromInline
@@ -753,6 +767,7 @@ final class _OptionalStandardStringKeys: _KeyStoreBase, _TypedKeyStore {
   override func compareStaged(with slot: Int32) -> ComparisonResult {
     _compareStaged(with: slot)
   }
+  /// Where the store keeps its values (see `_KeyStoreBase`).
   @inlinable
   override func keptAddresses() -> _KeptColumn { _keptAddresses() }
   @usableFromInline
@@ -783,6 +798,7 @@ final class _ComparableKeys<Value: Comparable>: _KeyStoreBase, _TypedKeyStore {
   override func compareStaged(with slot: Int32) -> ComparisonResult {
     _compareStaged(with: slot)
   }
+  /// Where the store keeps its values (see `_KeyStoreBase`).
   @inlinable
   override func keptAddresses() -> _KeptColumn { _keptAddresses() }
   @usableFromInline
@@ -806,6 +822,7 @@ final class _OptionalComparableKeys<Wrapped: Comparable>: _KeyStoreBase, _TypedK
   override func compareStaged(with slot: Int32) -> ComparisonResult {
     _compareStaged(with: slot)
   }
+  /// Where the store keeps its values (see `_KeyStoreBase`).
   @inlinable
   override func keptAddresses() -> _KeptColumn { _keptAddresses() }
   @usableFromInline

@@ -506,24 +506,56 @@ extension OrderedIndexTests {
 }
 
 extension OrderedIndexTests {
+  /// A descent hands its prefetch the slots it compares next: in each node and leaf every
+  /// comparison but the first compares a slot asked for before it, so a descent that asked for
+  /// none, or for others, fails. (Prefetches change no order; this is where they show.)
+  @Test(arguments: IndexShape.allCases)
+  func aDescentAsksAheadForTheSlotsItComparesNext(shape: IndexShape) {
+    var rng = SplitMix64(seed: 11)
+    var index = ItemIndex.items(shape: shape)
+    let items = (0..<3_000).map {
+      Item("i\($0)", sortKey: Int.random(in: 0..<1_000, using: &rng), sequence: UInt64($0))
+    }
+    for item in items { index.insert(item) }
+    let root = index._sections[0]
+    let elements = index._elements
+    var (comparisons, allowed) = (0, 0)
+    for target in stride(from: -1, through: 1_001, by: 7) {
+      var asked: Set<Int32> = []
+      var unasked = 0
+      _ = index._descend(root.root, height: root.height, prefetch: { asked.insert($0) }) {
+        slot in
+        if !asked.contains(slot) { unasked += 1 }
+        comparisons += 1
+        // Safe: a descent compares only slots linked into leaves, which hold elements.
+        return target < elements[Int(slot)]!.sortKey
+      }
+      // One comparison per node and leaf on the way down is not asked for ahead: the first.
+      #expect(unasked <= Int(root.height) + 1, "target \(target)")
+      allowed += Int(root.height) + 1
+    }
+    // More comparisons than the check allows unasked, so that with no prefetch (every
+    // comparison unasked) some target fails it.
+    #expect(comparisons > allowed)
+  }
+
   /// A descent asks for the sequences of the slots it may compare next, at the addresses
-  /// `_sequenceAddresses` gives: each is where the slot's sequence is (read through it here,
-  /// while the slots are alive), and none is given past the slots. (A wrong address would
-  /// change no order, only make the prefetch useless, so this is the one place it shows.)
-  @Test func theDescentPrefetchesTheSequencesWhereTheSlotsKeepThem() throws {
+  /// `_sequenceAddresses` gives: each is where the slot's sequence is (read here through the
+  /// slots' own buffer, at the offset from its start that the addresses give), and none is
+  /// given past the slots.
+  @Test func theSequenceAddressesAreThoseOfTheSlotsSequences() throws {
     var index = ItemIndex.items(shape: .narrow)
     let items = (0..<50).map { Item("i\($0)", sortKey: $0 % 7, sequence: UInt64(1_000 + $0)) }
     for item in items { index.insert(item) }
     let slots = index._slots
     let column = ItemIndex._sequenceAddresses(slots)
     #expect(column.count == slots.count)
-    try withExtendedLifetime(slots) {
-      for item in items {
-        let slot = Int(index.slot(of: item.id))
-        let address = try #require(
-          UnsafeRawPointer(bitPattern: column.base &+ UInt(slot &* column.stride)))
-        #expect(address.loadUnaligned(as: UInt64.self) == item.sequence)
-      }
+    let offsets = items.map { Int(index.slot(of: $0.id)) &* column.stride }
+    let sequences = try slots.withUnsafeBufferPointer { buffer in
+      let start = try #require(buffer.baseAddress)
+      let first = Int(bitPattern: column.base) &- Int(bitPattern: start)
+      return offsets.map { (UnsafeRawPointer(start) + first + $0).load(as: UInt64.self) }
     }
+    #expect(sequences == items.map(\.sequence))
   }
 }
