@@ -495,15 +495,7 @@ extension _TypedKeyStore {
   }
 
   @inlinable
-  func prefetch(_ slot: Int32) {
-    values.withUnsafeBufferPointer { values in
-      // Safe: the address is of a kept value (checked against the count), and a prefetch
-      // never faults anyway.
-      if let base = values.baseAddress, Int(slot) < values.count {
-        _binding_prefetch(base + Int(slot))
-      }
-    }
-  }
+  func prefetch(_ slot: Int32) { _keptAddresses().prefetch(slot) }
 
   @inlinable
   func sortStably(_ slots: inout [Int32]) { _sortStablyByPairs(&slots) }
