@@ -28,12 +28,11 @@ import Synchronization
 public struct Observed<Value> {
   @usableFromInline
   var _value: Value
-  /// The property's `_AnySlot` (its observers), set when the first one arrives: its
-  /// `reference` (the address with a stamp), unowned (the object's state owns the slot).
-  /// Storage copied from another object holds that object's slot, so the accessors follow
-  /// this only once the object's state vouches for it (see `_didSet`).
+  /// The number of the property's `_AnySlot` (its observers), set when the first one arrives;
+  /// 0 until then. Storage copied from another object names that object's slot, so the
+  /// accessors look the number up in the object's own state (see `_SlotID`).
   @usableFromInline
-  var _slot: UnsafeMutableRawPointer?
+  var _slot: UInt
 
   /// Creates the property with its initial value.
   ///
@@ -41,7 +40,7 @@ public struct Observed<Value> {
   @inlinable
   public init(wrappedValue: Value) {
     _value = wrappedValue
-    _slot = nil
+    _slot = 0
   }
 
   /// Unavailable: `@Observed` is for properties of classes that adopt ``ObservableModel``.
@@ -141,7 +140,7 @@ public struct Observed<Value> {
 }
 
 extension Observed: _ObservedStorage {
-  var _slotAddress: UnsafeMutableRawPointer? { _slot.map(_slotAddress(of:)) }
+  var _slotID: UInt { _slot }
 }
 
 extension Observed: Equatable where Value: Equatable {

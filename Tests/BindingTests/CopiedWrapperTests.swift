@@ -89,38 +89,86 @@ import Testing
   }
 }
 
-/// Storage that names another property's slot by address but not by stamp: what a copy from a
-/// freed object holds when this object's new slot reuses the freed slot's memory (the review
-/// of item 8 found that an address alone was fooled by it).
+/// Storage that names a slot of a freed object: what a copy from that object holds once it is
+/// gone, when this object's new slots may reuse the freed slot's memory (the review of item 8
+/// found that an address alone was fooled by it; a stamp in the address's top 16 bits then
+/// truncated pointers that use those bits, so storage now names slots by a number that is
+/// never reused, `_SlotID`).
 @Suite struct CopiedWrapperReuseTests {
   final class Pair: ObservableModel {
     let observation = ObservationStorage()
     @Observed var x = 0
     @Observed var y = 0
-    /// Puts a reference into `y`'s storage: `x`'s slot address with another stamp.
-    func forgeStaleReferenceInY() {
-      let reference = UInt(bitPattern: _x._slot)
-      _y._slot = UnsafeMutableRawPointer(bitPattern: reference ^ (1 << 48))
+
+    /// What the storage of `x` and `y` holds to name their slots.
+    var xSlot: UInt {
+      get { _x._slot }
+      set { _x._slot = newValue }
+    }
+    var ySlot: UInt {
+      get { _y._slot }
+      set { _y._slot = newValue }
     }
   }
 
-  /// Promise: a write of `y` whose storage holds a stale reference to `x`'s slot reaches
-  /// neither `x`'s observers nor a crash; `y`'s own observers hear it.
-  @Test func aStaleReferenceToAnotherPropertysSlotIsNotFollowed() {
+  /// The number of `pair.x`'s slot, made by observing it once.
+  static func slotOfX(_ pair: Pair) -> UInt {
+    pair.observe(\.x) { _ in }.cancel()
+    return pair.xSlot
+  }
+
+  /// Invariant of `_SlotID`: no two slots ever get the same number, also when a slot reuses
+  /// the memory of a freed one (which allocators do at once for an object of the same size).
+  @Test func slotNumbersAreNeverReused() {
+    var seen: Set<UInt> = []
+    for _ in 0..<200 {
+      let pair = Pair()
+      let id = Self.slotOfX(pair)
+      #expect(id != 0)
+      #expect(seen.insert(id).inserted)
+    }
+  }
+
+  /// Promise: a write of `y` whose storage names a slot of a freed object reaches neither `x`'s
+  /// observers nor a crash, whichever slot of this object reuses the freed slot's memory;
+  /// `y`'s own observers hear later writes.
+  @Test func aStaleReferenceToAFreedSlotIsNotFollowed() {
+    for _ in 0..<50 {
+      let stale = Self.slotOfX(Pair())  // the pair and its slot are freed here
+      let pair = Pair()
+      var heardX = 0
+      var heardY: [Int] = []
+      let xToken = pair.observe(\.x, options: .everySet) { _ in heardX += 1 }
+      pair.ySlot = stale
+      pair.y = 1
+      #expect(heardX == 0)
+      let yToken = pair.observe(\.y) { heardY.append($0.newValue) }
+      pair.y = 2
+      pair.x = 5
+      #expect(heardX == 1)
+      #expect(heardY == [2])
+      #expect(pair.ySlot != stale)
+      xToken.cancel()
+      yToken.cancel()
+    }
+  }
+
+  /// Promise: storage that names a slot of another live object (copied from it) is not
+  /// followed either: the other object's observers hear nothing of this object's writes.
+  @Test func aReferenceToAnotherLiveObjectsSlotIsNotFollowed() {
+    let other = Pair()
+    var heardOther = 0
+    let otherToken = other.observe(\.x, options: .everySet) { _ in heardOther += 1 }
     let pair = Pair()
-    var heardX = 0
-    var heardY: [Int] = []
-    let xToken = pair.observe(\.x, options: .everySet) { _ in heardX += 1 }
-    pair.forgeStaleReferenceInY()
+    var heard = 0
+    let token = pair.observe(\.y, options: .everySet) { _ in heard += 1 }
+    pair.xSlot = other.xSlot
+    pair.x = 1
+    #expect(heardOther == 0)
     pair.y = 1
-    #expect(heardX == 0)
-    let yToken = pair.observe(\.y) { heardY.append($0.newValue) }
-    pair.y = 2
-    pair.x = 5
-    #expect(heardX == 1)
-    #expect(heardY == [2])
-    xToken.cancel()
-    yToken.cancel()
+    #expect(heard == 1)
+    otherToken.cancel()
+    token.cancel()
   }
 }
 

@@ -50,11 +50,11 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
   @usableFromInline
   @exclusivity(unchecked)
   var _singleValue: Value?
-  /// The slot of the one property read in single-property mode, unretained for the hot path
-  /// (`_state` owns the read; the slot is alive whenever it notifies).
+  /// The number of the slot of the one property read in single-property mode (0 outside it),
+  /// so that the hot path retains nothing (`_state` owns the read).
   @usableFromInline
   @exclusivity(unchecked)
-  var _singleSlot: Unmanaged<_AnySlot>?
+  var _singleSlot: UInt = 0
 
   @usableFromInline
   struct _Evaluation {
@@ -106,7 +106,7 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
     if reads.count == 1 && reads[0].slot.isOwned(by: root) {
       _single = true
       _singleValue = _keepsValue ? value : nil
-      _singleSlot = Unmanaged.passUnretained(reads[0].slot)
+      _singleSlot = reads[0].slot.id
     } else if slots.contains(where: { !$0.isOwned(by: root) }) {
       _keepWeakRoot(root)
     }
@@ -235,8 +235,8 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
     if _single {
       var value: Value?
       let read = self.read
-      if let slot = _singleSlot,
-        _AccessRecorder.readsOnly(slot.toOpaque(), of: rootID, { value = read(root) }),
+      if _singleSlot != 0,
+        _AccessRecorder.readsOnly(_singleSlot, of: rootID, { value = read(root) }),
         let value
       {
         guard _keepsValue else { return (value, value) }
@@ -287,7 +287,7 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
     let value = _singleValue
     _single = false
     _singleValue = nil
-    _singleSlot = nil
+    _singleSlot = 0
     _state.withLock { $0?.value = value }
   }
 

@@ -15,7 +15,7 @@ final class _ModelState: _Lock<_ModelState.State>, @unchecked Sendable {
   struct State {
     /// Slots of the object's properties (strong: the wrappers point at them unowned).
     var slots: [_AnySlot] = []
-    /// The newest list of the slots' addresses (see `ownsSlot(_:)`); it keeps the older ones.
+    /// The newest list of the slots' numbers (see `slot(named:)`); it keeps the older ones.
     var slotList: _SlotList?
     /// Registrations whose root is this object.
     var records: [_Record] = []
@@ -44,8 +44,8 @@ final class _ModelState: _Lock<_ModelState.State>, @unchecked Sendable {
   /// Whether the object announced its deletion (or died); written under the lock, so that
   /// checking it under the lock orders it with adding registrations.
   let _isDeleted = Atomic<Bool>(false)
-  /// The address of `State.slotList` (unretained), and how many of its addresses are set: read
-  /// without the lock by `ownsSlot(_:)`.
+  /// The address of `State.slotList` (unretained), and how many of its entries are set: read
+  /// without the lock by `slot(named:)`.
   private let _slotList = Atomic<UInt>(0)
   private let _slotCount = Atomic<Int>(0)
   /// The retained `_RegistrarBox` of a model adopting `ObservationBridging`, or 0 until its
@@ -100,14 +100,15 @@ final class _ModelState: _Lock<_ModelState.State>, @unchecked Sendable {
   func adopt(slot: _AnySlot) {
     withLock { state in
       state.slots.append(slot)
-      // Published for `ownsSlot(_:)`: the address is written, then the list that holds it,
+      // Published for `slot(named:)`: the entry is written, then the list that holds it,
       // then the count, each release after the one before.
       let count = _slotCount.load(ordering: .relaxed)  // written only under the lock
+      let entry = _SlotList.Entry(id: slot.id, slot: Unmanaged.passUnretained(slot))
       if let list = state.slotList, count < list.capacity {
-        list.addresses[count] = UInt(bitPattern: slot.address)
+        (list.entries + count).initialize(to: entry)
       } else {
         let grown = _SlotList(capacity: max(4, count * 2), copying: state.slotList, count: count)
-        grown.addresses[count] = UInt(bitPattern: slot.address)
+        (grown.entries + count).initialize(to: entry)
         state.slotList = grown
         _slotList.store(
           UInt(bitPattern: Unmanaged.passUnretained(grown).toOpaque()), ordering: .releasing)
@@ -116,29 +117,24 @@ final class _ModelState: _Lock<_ModelState.State>, @unchecked Sendable {
     }
   }
 
-  /// Whether `reference` (what `@Observed` storage holds) names one of the object's slots,
-  /// without the lock.
+  /// The slot of the object's that `id` (what `@Observed` storage holds) names, without the
+  /// lock; `nil` if none of its slots has that number.
   ///
   /// A property's storage can be copied into another object (`_name = other._name`), slot
-  /// reference and all; it must not be followed (its object may be gone), so the accessors
-  /// check it here first: the address must be one of this object's slots (then the slot is
-  /// alive and may be read), and its stamp that slot's (a freed slot's memory may have been
-  /// reused for a slot of this object). O(number of observed properties), a few loads each.
-  func ownsSlot(_ reference: UnsafeMutableRawPointer) -> Bool {
+  /// number and all; it must not be followed (its object may be gone), so the accessors look
+  /// it up here: a slot listed here is one of this object's, alive as long as the object.
+  /// O(number of observed properties), one comparison each.
+  func slot(named id: UInt) -> Unmanaged<_AnySlot>? {
     let count = _slotCount.load(ordering: .acquiring)
-    // The list loaded after the count holds at least `count` addresses; it and the lists it
+    // The list loaded after the count holds at least `count` entries; it and the lists it
     // replaced live as long as this state.
     guard count > 0, let raw = UnsafeRawPointer(bitPattern: _slotList.load(ordering: .acquiring))
-    else { return false }
-    let addresses = Unmanaged<_SlotList>.fromOpaque(raw)._withUnsafeGuaranteedRef { $0.addresses }
-    let address = _slotAddress(of: reference)
-    let wanted = UInt(bitPattern: address)
-    for index in 0..<count where addresses[index] == wanted {
-      return Unmanaged<_AnySlot>.fromOpaque(address)._withUnsafeGuaranteedRef {
-        $0.reference == reference
-      }
+    else { return nil }
+    let entries = Unmanaged<_SlotList>.fromOpaque(raw)._withUnsafeGuaranteedRef { $0.entries }
+    for index in 0..<count where entries[index].id == id {
+      return entries[index].slot
     }
-    return false
+    return nil
   }
 
   /// Adds a registration rooted at the object, dropping the ones that have ended.
@@ -257,21 +253,26 @@ final class _RegistrarBox: Sendable {
   let registrar = ObservationRegistrar()
 }
 
-/// The addresses of an object's slots, for `_ModelState.ownsSlot(_:)`: appended under the
-/// state's lock, read without it. A full list is replaced by a bigger copy that keeps the old
-/// one alive (a reader may still scan it), so the lists of one object take at most twice the
-/// newest one's memory.
+/// The numbers of an object's slots with the slots, for `_ModelState.slot(named:)`: appended
+/// under the state's lock, read without it. A full list is replaced by a bigger copy that keeps
+/// the old one alive (a reader may still scan it), so the lists of one object take at most
+/// twice the newest one's memory. The slots are unretained: `State.slots` owns them.
 final class _SlotList {
-  let addresses: UnsafeMutablePointer<UInt>
+  struct Entry {
+    var id: UInt
+    var slot: Unmanaged<_AnySlot>
+  }
+
+  let entries: UnsafeMutablePointer<Entry>
   let capacity: Int
   private let previous: _SlotList?
 
   init(capacity: Int, copying previous: _SlotList?, count: Int) {
     self.capacity = capacity
     self.previous = previous
-    addresses = .allocate(capacity: capacity)
-    if let previous { addresses.initialize(from: previous.addresses, count: count) }
+    entries = .allocate(capacity: capacity)
+    if let previous { entries.initialize(from: previous.entries, count: count) }
   }
 
-  deinit { addresses.deallocate() }
+  deinit { entries.deallocate() }
 }

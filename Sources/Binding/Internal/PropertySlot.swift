@@ -52,23 +52,16 @@ final class _AnySlot {
   let ownerID: ObjectIdentifier
   private var _name: String?
 
-  /// What `@Observed` storage holds for this slot: its address with a stamp in the 16 bits an
-  /// address leaves free (see `_slotAddress(of:)`), so that storage copied from another object
-  /// is not mistaken for this slot when this slot reuses the memory of that object's freed slot.
-  var reference: UnsafeMutableRawPointer {
-    let address = UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque())
-    // An address above 2^48 (not made by today's allocators) goes unstamped. Non-zero either
-    // way: it holds the address.
-    return UnsafeMutableRawPointer(bitPattern: address >> 48 == 0 ? address | stamp : address)!
-  }
-  /// This slot's stamp, in the bits above 2^48.
-  private let stamp: UInt
+  /// What `@Observed` storage holds to name this slot: a number no other slot of any object
+  /// had or will have (see `_SlotID`).
+  @usableFromInline
+  let id: UInt
 
   init(owner: AnyObject) {
     self.ownerID = ObjectIdentifier(owner)
     capacity = 2
     entries = .allocate(capacity: capacity)
-    stamp = (_slotStamps.wrappingAdd(1, ordering: .relaxed).newValue & 0xFFFF) << 48
+    id = _SlotID.next()
   }
 
   deinit {
@@ -151,7 +144,7 @@ final class _AnySlot {
     var mirror: Mirror? = Mirror(reflecting: owner)
     while let current = mirror {
       for child in current.children {
-        if let storage = child.value as? any _ObservedStorage, storage._slotAddress == address,
+        if let storage = child.value as? any _ObservedStorage, storage._slotID == id,
           let label = child.label
         {
           let name = label.hasPrefix("_") ? String(label.dropFirst()) : label
@@ -164,26 +157,30 @@ final class _AnySlot {
     return "?"
   }
 
-  var address: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
-
   /// Whether the slot's property belongs to `object`.
   @usableFromInline
   func isOwned(by object: AnyObject) -> Bool { ownerID == ObjectIdentifier(object) }
 }
 
-/// Stamps for slot references (see `_AnySlot.reference`); only the low 16 bits are used.
-private let _slotStamps = Atomic<UInt>(0)
+/// The numbers that name slots in `@Observed` storage.
+///
+/// Storage names its slot by number, not by address: storage copied from another object
+/// (`_name = other._name`) names that object's slot, which may be freed by now and its memory
+/// reused for a slot of this object. A number is never reused, so the object's state (which
+/// maps its own slots' numbers to the slots, see `_ModelState.slot(named:)`) can never
+/// mistake it for one of its own, whatever the platform's pointers look like (tagged top
+/// bytes, address spaces wider than 48 bits). 0 means "no slot"; a 64-bit count does not wrap.
+enum _SlotID {
+  private static let counter = Atomic<UInt>(0)
 
-/// The address of the slot that `reference` (what `@Observed` storage holds) names.
-@inline(__always)
-func _slotAddress(of reference: UnsafeMutableRawPointer) -> UnsafeMutableRawPointer {
-  // Non-zero: the address part of a reference is a slot's address.
-  UnsafeMutableRawPointer(bitPattern: UInt(bitPattern: reference) & (1 << 48 - 1))!
+  /// A number no slot had before.
+  static func next() -> UInt { counter.wrappingAdd(1, ordering: .relaxed).newValue }
 }
 
 /// Lets reflection find which stored property holds a slot.
 protocol _ObservedStorage {
-  var _slotAddress: UnsafeMutableRawPointer? { get }
+  /// The number of the slot the storage names (0 for none).
+  var _slotID: UInt { get }
 }
 
 /// Returns `==` for `Value` when it is `Equatable`, or `nil`.

@@ -25,8 +25,9 @@ final class _AccessRecorder {
   @exclusivity(unchecked) private var count = 0
   /// Whether recorded slots are retained (see `trackUnretained`).
   @exclusivity(unchecked) private var retainsSlots = true
-  /// In single verify mode: the one slot read last time, and the object it belongs to.
-  @exclusivity(unchecked) private var expectedSingle: UnsafeMutableRawPointer?
+  /// In single verify mode: the number of the one slot read last time (0 outside that mode),
+  /// and the object it belongs to.
+  @exclusivity(unchecked) private var expectedSingle: UInt = 0
   @exclusivity(unchecked) private var expectedOwner: ObjectIdentifier?
   @exclusivity(unchecked) private var matched = 0
   @exclusivity(unchecked) private var mismatch = false
@@ -45,18 +46,18 @@ final class _AccessRecorder {
     buffer.deallocate()
   }
 
-  /// Whether `slot`, read from `owner`, is the one slot a single-property verification
-  /// expects.
-  func expects(_ slot: UnsafeMutableRawPointer, of owner: ObjectIdentifier) -> Bool {
-    expectedSingle == slot && expectedOwner == owner
+  /// Whether the slot numbered `slotID` (not 0), read from `owner`, is the one slot a
+  /// single-property verification expects.
+  func expects(_ slotID: UInt, of owner: ObjectIdentifier) -> Bool {
+    expectedSingle == slotID && expectedOwner == owner
   }
 
   /// Records the read of the expected slot in single verify mode.
   func matchSingle() { matched = 1 }
 
   func record(_ slot: _AnySlot) {
-    if let expectedSingle {
-      if expectedSingle == Unmanaged.passUnretained(slot).toOpaque() {
+    if expectedSingle != 0 {
+      if expectedSingle == slot.id {
         matched = 1
       } else {
         mismatch = true
@@ -100,7 +101,7 @@ final class _AccessRecorder {
       readAny = false
     }
     count = 0
-    expectedSingle = nil
+    expectedSingle = 0
     expectedOwner = nil
     matched = 0
     mismatch = false
@@ -162,17 +163,15 @@ final class _AccessRecorder {
     }
   }
 
-  /// Runs `body` with tracking and tells whether it read the slot at `slot`, a slot of `owner`,
-  /// and nothing else.
+  /// Runs `body` with tracking and tells whether it read the slot numbered `slotID` (not 0), a
+  /// slot of `owner`, and nothing else.
   ///
-  /// The slot is passed as its address, so that nothing is retained to capture it (this runs
+  /// The slot is passed as its number, so that nothing is retained to capture it (this runs
   /// on every change of a single-property registration).
   @usableFromInline
-  static func readsOnly(
-    _ slot: UnsafeMutableRawPointer, of owner: ObjectIdentifier, _ body: () -> Void
-  ) -> Bool {
+  static func readsOnly(_ slotID: UInt, of owner: ObjectIdentifier, _ body: () -> Void) -> Bool {
     _withRecorder { recorder in
-      recorder.expectedSingle = slot
+      recorder.expectedSingle = slotID
       recorder.expectedOwner = owner
       body()
       return !recorder.mismatch && recorder.matched == 1
@@ -212,8 +211,9 @@ final class _AccessRecorder {
   }
 }
 
-/// Records a read of an `@Observed` property of `object` whose slot is `slot`, if this thread
-/// is tracking; returns the property's slot, made now if the recorder needs one.
+/// Records a read of an `@Observed` property of `object` whose storage names the slot numbered
+/// `slot` (0 for none), if this thread is tracking; returns the number of the property's slot,
+/// made now if the recorder needs one.
 ///
 /// `releasenone` lets the getter skip retaining the object around this call (without it, every
 /// untracked read pays a retain and release: 3 → 12 ns). The promise holds for everything the
@@ -223,19 +223,17 @@ final class _AccessRecorder {
 @inline(never)
 @_effects(releasenone)
 func _recordRead<Root: ObservableModel>(
-  _ object: Root, _ slot: UnsafeMutableRawPointer?
-) -> UnsafeMutableRawPointer? {
+  _ object: Root, _ slot: UInt
+) -> UInt {
   guard let thread = _ThreadState.existingUnmanaged,
     let recorder = thread._withUnsafeGuaranteedRef({ $0.recorder })
   else { return slot }
   // The slot a single-property registration expects, read from its root: known to be the
-  // root's (a pointer comparison, nothing followed; storage copied into another object may
-  // hold the same address, hence the owner check). Every change of such a registration comes
+  // root's (a number comparison, nothing followed; storage copied into another object may
+  // hold the same number, hence the owner check). Every change of such a registration comes
   // here, so it is checked first, in this function.
-  if let slot,
-    recorder._withUnsafeGuaranteedRef({
-      $0.expects(_slotAddress(of: slot), of: ObjectIdentifier(object))
-    })
+  if slot != 0,
+    recorder._withUnsafeGuaranteedRef({ $0.expects(slot, of: ObjectIdentifier(object)) })
   {
     recorder._withUnsafeGuaranteedRef { $0.matchSingle() }
     return slot
@@ -248,13 +246,14 @@ func _recordRead<Root: ObservableModel>(
       }
       return slot
     }
-    // Storage copied from another object's property holds that object's slot (see `_didSet`).
-    let owned = slot.flatMap { _isOwnSlot($0, of: object) ? $0 : nil }
-    guard let slot = owned ?? _makeSlot(object) else { return nil }
-    Unmanaged<_AnySlot>.fromOpaque(_slotAddress(of: slot))._withUnsafeGuaranteedRef {
-      recorder.record($0)
+    // Storage copied from another object's property names that object's slot (see `_SlotID`).
+    if slot != 0, let owned = _ownSlot(named: slot, of: object) {
+      owned._withUnsafeGuaranteedRef { recorder.record($0) }
+      return slot
     }
-    return slot
+    guard let made = _makeSlot(object) else { return 0 }
+    recorder.record(made)
+    return made.id
   }
 }
 
@@ -263,10 +262,10 @@ func _recordRead<Root: ObservableModel>(
 @usableFromInline
 @inline(never)
 @_effects(releasenone)
-func _makeSlot<Root: ObservableModel>(_ object: Root) -> UnsafeMutableRawPointer? {
+func _makeSlot<Root: ObservableModel>(_ object: Root) -> _AnySlot? {
   let state = object.observation.state(of: object)
   guard !state.isDeleted else { return nil }
   let slot = _AnySlot(owner: object)
   state.adopt(slot: slot)
-  return slot.reference
+  return slot
 }

@@ -5,11 +5,11 @@ import Synchronization
 // nobody inside `_withoutNotifications`.
 
 /// Notifies the observers of a property after an observed set (the object's state word,
-/// `stateAddress`, is not 0), given what its storage holds, `rawSlot`. Returns a slot this call
-/// made, when nobody observed the property until now (or its storage holds another object's
-/// slot) but something observes every property of the object: the setter stores it, then
-/// notifies it with `_notify(_:madeSlot:state:)` and the state word returned. Returns `nil`
-/// when nothing is left to do.
+/// `stateAddress`, is not 0), given what its storage holds, `slotID` (see `_SlotID`). Returns
+/// the number of a slot this call made, when nobody observed the property until now (or its
+/// storage names another object's slot) but something observes every property of the object:
+/// the setter stores it, then notifies it with `_notify(_:madeSlot:state:)` and the state word
+/// returned. Returns `nil` when nothing is left to do.
 ///
 /// The object comes back with the slot so that the setter keeps nothing in a register across
 /// this call: its fast path (nobody observes the object) then saves none. Specialised in the
@@ -17,26 +17,25 @@ import Synchronization
 @inlinable
 @inline(never)
 func _didSet<Root: ObservableModel>(
-  _ owner: Root, storedSlot rawSlot: UnsafeMutableRawPointer?, state stateAddress: UInt
-) -> (owner: Unmanaged<Root>, slot: UnsafeMutableRawPointer, state: UInt)? {
-  if let rawSlot, _didSet(owner, slot: rawSlot, state: stateAddress) { return nil }
+  _ owner: Root, storedSlot slotID: UInt, state stateAddress: UInt
+) -> (owner: Unmanaged<Root>, slot: UInt, state: UInt)? {
+  if slotID != 0, _didSet(owner, slot: slotID, state: stateAddress) { return nil }
   guard let made = _slotForUnobservedSet(owner, state: stateAddress) else { return nil }
   return (Unmanaged.passUnretained(owner), made.slot, made.state)
 }
 
-/// Notifies the observers of a property after an observed set, if `rawSlot` (what its storage
-/// holds) is one of `owner`'s slots; returns whether it was.
+/// Notifies the observers of a property after an observed set, if `slotID` (what its storage
+/// holds) names one of `owner`'s slots; returns whether it does.
 ///
-/// `rawSlot` is followed only once the object's state says it is one of its slots: storage
-/// copied from another object's property (`_name = other._name`) holds that object's slot,
-/// which may be freed by now.
+/// Storage copied from another object's property (`_name = other._name`) names that object's
+/// slot, which is none of `owner`'s.
 @usableFromInline
 @inline(never)
 func _didSet<Root: ObservableModel>(
-  _ owner: Root, slot rawSlot: UnsafeMutableRawPointer, state stateAddress: UInt
+  _ owner: Root, slot slotID: UInt, state stateAddress: UInt
 ) -> Bool {
-  guard _stateWord(stateAddress, owns: rawSlot) else { return false }
-  _notify(owner, slot: rawSlot, state: stateAddress)
+  guard let slot = _stateWord(stateAddress, slotNamed: slotID) else { return false }
+  _notify(owner, slot: slot, state: stateAddress)
   return true
 }
 
@@ -47,7 +46,7 @@ func _didSet<Root: ObservableModel>(
 @inline(never)
 func _slotForUnobservedSet<Root: ObservableModel>(
   _ object: Root, state stateAddress: UInt
-) -> (slot: UnsafeMutableRawPointer, state: UInt)? {
+) -> (slot: UInt, state: UInt)? {
   var stateAddress = stateAddress
   if stateAddress & _loneWatchTag != 0 {
     if _loneWatchFired(object) { return nil }
@@ -61,7 +60,7 @@ func _slotForUnobservedSet<Root: ObservableModel>(
   let observed = Unmanaged<_ModelState>.fromOpaque(UnsafeRawPointer(bitPattern: stateAddress)!)
     ._withUnsafeGuaranteedRef { $0._hasAnyRecords.load(ordering: .acquiring) }
   guard observed, let slot = _makeSlot(object) else { return nil }
-  return (slot, stateAddress)
+  return (slot.id, stateAddress)
 }
 
 /// Tells the observers of a slot that `_didSet(_:storedSlot:state:)` made, and the setter then
@@ -69,17 +68,15 @@ func _slotForUnobservedSet<Root: ObservableModel>(
 /// metadata.
 @usableFromInline
 @inline(never)
-func _notify(_ owner: AnyObject, madeSlot rawSlot: UnsafeMutableRawPointer, state: UInt) {
-  _notify(owner, slot: rawSlot, state: state)
+func _notify(_ owner: AnyObject, madeSlot slotID: UInt, state: UInt) {
+  // The slot was just made and adopted by the object's state, which keeps it.
+  guard let slot = _stateWord(state, slotNamed: slotID) else { return }
+  _notify(owner, slot: slot, state: state)
 }
 
-/// Tells the observers of `rawSlot` (a slot reference, see `_AnySlot.reference`), a slot of
-/// `owner`, that its property changed.
-private func _notify(
-  _ owner: AnyObject, slot rawSlot: UnsafeMutableRawPointer, state stateAddress: UInt
-) {
+/// Tells the observers of `slot`, a slot of `owner`, that its property changed.
+private func _notify(_ owner: AnyObject, slot: Unmanaged<_AnySlot>, state stateAddress: UInt) {
   // The object owns its slots and its state, and is alive during its own setter.
-  let slot = Unmanaged<_AnySlot>.fromOpaque(_slotAddress(of: rawSlot))
   _notifyingWrite {
     slot._withUnsafeGuaranteedRef { slot in
       // "Any property" registrations first, so that what they list follows the order of the
@@ -98,19 +95,19 @@ private func _notify(
   }
 }
 
-/// Whether `slot` is the slot of one of `object`'s properties (see `_didSet`).
-func _isOwnSlot<Root: ObservableModel>(_ slot: UnsafeMutableRawPointer, of object: Root) -> Bool {
-  _stateWord(object.observation._state.load(ordering: .acquiring), owns: slot)
+/// The slot of `object`'s that `slotID` names, if any (see `_didSet`).
+func _ownSlot<Root: ObservableModel>(named slotID: UInt, of object: Root) -> Unmanaged<_AnySlot>? {
+  _stateWord(object.observation._state.load(ordering: .acquiring), slotNamed: slotID)
 }
 
-/// Whether the object whose `ObservationStorage` word is `word` owns `slot`. A slot exists only
-/// once the object's state does: with no state (0, or a lone watch), the slot is another
-/// object's.
-private func _stateWord(_ word: UInt, owns slot: UnsafeMutableRawPointer) -> Bool {
+/// The slot that `slotID` names among the slots of the object whose `ObservationStorage` word
+/// is `word`. A slot exists only once the object's state does: with no state (0, or a lone
+/// watch), the slot is another object's.
+private func _stateWord(_ word: UInt, slotNamed slotID: UInt) -> Unmanaged<_AnySlot>? {
   guard word & _loneWatchTag == 0, let raw = UnsafeRawPointer(bitPattern: word) else {
-    return false
+    return nil
   }
-  return Unmanaged<_ModelState>.fromOpaque(raw)._withUnsafeGuaranteedRef { $0.ownsSlot(slot) }
+  return Unmanaged<_ModelState>.fromOpaque(raw)._withUnsafeGuaranteedRef { $0.slot(named: slotID) }
 }
 
 /// Runs `notify`, which tells the observers of one write, as that write: callbacks' writes nest
