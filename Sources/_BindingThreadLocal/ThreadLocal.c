@@ -7,6 +7,7 @@
 
 _Thread_local intptr_t _binding_tracking_depth = 0;
 _Thread_local void *_Nullable _binding_thread_state = 0;
+_Thread_local intptr_t _binding_locks_held = 0;
 
 void (*_Nullable _binding_tsan_acquire)(const void *_Nullable) = 0;
 void (*_Nullable _binding_tsan_release)(const void *_Nullable) = 0;

@@ -353,7 +353,13 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
   @usableFromInline
   func _cleanUpOnEnd(_ rootState: _ModelState) {
     lifetime.setCleanup { [self, weak rootState] in
-      _state.withLock { $0 = nil }
+      // Taken out and dropped after the lock: the kept value may hold the last reference to a
+      // user object, whose `deinit` must not run under the lock.
+      let ended = _state.withLock { state in
+        defer { state = nil }
+        return state
+      }
+      withExtendedLifetime(ended) {}
       rootState?.remove(self)
       _endCalls()
     }

@@ -60,6 +60,10 @@ package class _Lock<State>: @unchecked Sendable {
         let address = UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
         _binding_tsanAcquire(address)
         defer { _binding_tsanRelease(address) }
+        #if DEBUG
+          _binding_addLocksHeld(1)
+          defer { _binding_addLocksHeld(-1) }
+        #endif
         slot.initialize(to: try body(&state))
       }
       // Initialised just above: `body` returned (had it thrown, the error would have been
@@ -67,4 +71,15 @@ package class _Lock<State>: @unchecked Sendable {
       return slot.move()
     }
   }
+}
+
+/// How many of the package's locks the calling thread holds, in debug builds; `nil` in release
+/// builds, which do not count them. Tests ask it from code that must never run under a lock
+/// (a model's `deinit`, a callback).
+package func _locksHeldOnThisThread() -> Int? {
+  #if DEBUG
+    return _binding_locksHeld()
+  #else
+    return nil
+  #endif
 }

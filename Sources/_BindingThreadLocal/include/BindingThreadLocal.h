@@ -39,6 +39,18 @@ static inline __attribute__((always_inline)) void _binding_setThreadState(void *
   _binding_thread_state = state;
 }
 
+/// How many of the package's locks the calling thread holds; counted by debug builds only, so
+/// that tests can check that no user code (a `deinit` above all) runs under a lock.
+extern _Thread_local intptr_t _binding_locks_held;
+
+static inline __attribute__((always_inline)) intptr_t _binding_locksHeld(void) {
+  return _binding_locks_held;
+}
+
+static inline __attribute__((always_inline)) void _binding_addLocksHeld(intptr_t delta) {
+  _binding_locks_held += delta;
+}
+
 /// ThreadSanitizer's `__tsan_acquire` and `__tsan_release`, found when the library is loaded
 /// in a process built with `-sanitize=thread`, null in any other (see Binding's `_Lock`).
 extern void (*_Nullable _binding_tsan_acquire)(const void *_Nullable);
