@@ -27,6 +27,17 @@ final class _ModelState: _Lock<_ModelState.State>, @unchecked Sendable {
     var firstWatch: _Watch?
     var moreWatches: [_Watch] = []
 
+    /// Removes the registrations that ended from `records` and returns them, for the caller
+    /// to drop once the lock is released: the last reference to a registration may hold its
+    /// handler, and so the last reference to a user object, whose `deinit` must not run under
+    /// the lock. Allocates only when one ended.
+    static func takeEnded<R: _Record>(_ records: inout [R]) -> [R] {
+      guard records.contains(where: { !$0.isActive }) else { return [] }
+      let ended = records.filter { !$0.isActive }
+      records.removeAll { !$0.isActive }
+      return ended
+    }
+
     /// The live watches (the first, then the others), after dropping the dead ones.
     mutating func liveWatches() -> (first: _Watch?, more: [_Watch]) {
       if let first = firstWatch, !first.isLive { firstWatch = nil }
@@ -155,13 +166,15 @@ final class _ModelState: _Lock<_ModelState.State>, @unchecked Sendable {
 
   /// Adds an "any property" registration, dropping the ones that have ended.
   func add(any record: _AnyRecord) -> Bool {
-    withLock { state in
-      guard !isDeleted else { return false }
-      state.anyRecords.removeAll { !$0.isActive }
+    let (added, ended) = withLock { state -> (Bool, [_AnyRecord]) in
+      guard !isDeleted else { return (false, []) }
+      let ended = State.takeEnded(&state.anyRecords)
       state.anyRecords.append(record)
       _hasAnyRecords.store(true, ordering: .releasing)
-      return true
+      return (true, ended)
     }
+    withExtendedLifetime(ended) {}
+    return added
   }
 
   /// Removes a registration that ended.
@@ -171,23 +184,26 @@ final class _ModelState: _Lock<_ModelState.State>, @unchecked Sendable {
 
   /// The live registrations rooted at the object.
   func activeRecords() -> [_Record] {
-    withLock { state in
-      state.records.removeAll { !$0.isActive }
-      return state.records
+    let (active, ended) = withLock { state in
+      let ended = State.takeEnded(&state.records)
+      return (state.records, ended)
     }
+    withExtendedLifetime(ended) {}
+    return active
   }
 
   /// Tells the "any property" registrations and the watches that the property of `slot`
   /// changed.
   func propertyDidChange(_ object: AnyObject, _ slot: _AnySlot) {
-    let (records, watches) = withLock { state in
-      state.anyRecords.removeAll { !$0.isActive }
+    let (records, watches, ended) = withLock { state in
+      let ended = State.takeEnded(&state.anyRecords)
       let watches = state.liveWatches()
       if state.anyRecords.isEmpty && watches.first == nil {
         _hasAnyRecords.store(false, ordering: .releasing)
       }
-      return (state.anyRecords, watches)
+      return (state.anyRecords, watches, ended)
     }
+    withExtendedLifetime(ended) {}
     for record in records { record.propertyDidChange(object, slot) }
     watches.first?.fire(object, deleted: false)
     for watch in watches.more { watch.fire(object, deleted: false) }
@@ -229,21 +245,25 @@ final class _ModelState: _Lock<_ModelState.State>, @unchecked Sendable {
   func markDeleted() -> (
     slots: [_AnySlot], records: [_Record], anyRecords: [_AnyRecord], watches: [_Watch]
   )? {
-    withLock { state in
+    // Everything is taken out under the lock and sorted after it: the registrations that ended
+    // are dropped here, and their last reference may hold a user object (see `takeEnded`).
+    let taken = withLock { state -> (State, [_Watch])? in
       guard !isDeleted else { return nil }
       _isDeleted.store(true, ordering: .releasing)
       _hasAnyRecords.store(false, ordering: .releasing)
-      let slots = state.slots
-      let records = state.records.filter { $0.isActive }
-      let anyRecords = state.anyRecords.filter { $0.isActive }
       let live = state.liveWatches()
       let watches = live.first.map { [$0] + live.more } ?? []
-      state.records = []
-      state.anyRecords = []
-      state.firstWatch = nil
-      state.moreWatches = []
-      return (slots, records, anyRecords, watches)
+      var taken = State()
+      swap(&taken, &state)
+      state.slots = taken.slots
+      state.slotList = taken.slotList
+      return (taken, watches)
     }
+    guard let (state, watches) = taken else { return nil }
+    return (
+      state.slots, state.records.filter { $0.isActive }, state.anyRecords.filter { $0.isActive },
+      watches
+    )
   }
 }
 
