@@ -56,100 +56,6 @@ public func coalesce<Result, Failure: Error>(
 /// changes is a programmer error (a cycle of callbacks that never settles).
 public let maximumCoalescingRounds = 100
 
-/// The coalescing transaction open on one thread.
-@usableFromInline
-final class _CoalescingScope {
-  // No run-time exclusivity checks (with those of the thread state's scopes and of a relation
-  // controller's state, 6% of a controller's move at 10^4): a scope belongs to one thread, and
-  // no access to these fields stays open while other code runs (`flush` swaps the lists out
-  // before it delivers anything, and releases what it delivered before it touches them again:
-  // see `CoalescingTests/aDeinitThatWritesWhileAScopeFlushesIsHeard(_:)`).
-  @exclusivity(unchecked) var depth = 0
-  @exclusivity(unchecked) private var pending: [ObjectIdentifier: _Pending] = [:]
-  @exclusivity(unchecked) private var order: [_Pending] = []
-  /// Who waits for the end of the transaction (see `_afterCurrentTransaction`), in order.
-  @exclusivity(unchecked) private var ending: [any _TransactionObserver] = []
-
-  /// Tells `observer` when the transaction ends, after the coalesced registrations it heard.
-  func onEnd(_ observer: any _TransactionObserver) {
-    ending.append(observer)
-  }
-
-  /// Whether `record` already waits for the end of the transaction.
-  @usableFromInline
-  func isPending(_ record: _Record) -> Bool {
-    pending[ObjectIdentifier(record)] != nil
-  }
-
-  /// Defers `evaluate` to the end of the transaction, once per registration.
-  @usableFromInline
-  func enqueue(_ record: _Record, root: AnyObject, evaluate: @escaping () -> Void) {
-    if pending[ObjectIdentifier(record)] != nil { return }
-    add(_PendingEvaluation(record: record, root: root, evaluate: evaluate))
-  }
-
-  func enqueue(_ record: _AnyRecord, object: AnyObject, slot: _AnySlot) {
-    if let existing = pending[ObjectIdentifier(record)] as? _PendingEvents {
-      if !existing.slots.contains(where: { $0 === slot }) { existing.slots.append(slot) }
-      return
-    }
-    add(_PendingEvents(record: record, object: object, slot: slot))
-  }
-
-  func enqueueDeletion(_ record: _AnyRecord, object: AnyObject) {
-    if let existing = pending[ObjectIdentifier(record)] as? _PendingEvents {
-      existing.isDeletion = true
-      return
-    }
-    let events = _PendingEvents(record: record, object: object, slot: nil)
-    events.isDeletion = true
-    add(events)
-  }
-
-  private func add(_ item: _Pending) {
-    pending[ObjectIdentifier(item.record)] = item
-    order.append(item)
-  }
-
-  /// Delivers everything pending, round after round, until nothing new arrives.
-  func flush() {
-    depth = 1
-    defer { depth = 0 }
-    var rounds = 0
-    while !order.isEmpty || !ending.isEmpty {
-      rounds += 1
-      if rounds > maximumCoalescingRounds {
-        let paths = order.map { $0.description } + ending.map { "end of \($0._observerName)" }
-        fatalError(
-          """
-          Binding: coalesced callbacks kept changing values for \(maximumCoalescingRounds) \
-          rounds without settling; still changing: \(paths.joined(separator: ", ")).
-          """)
-      }
-      var batch: [_Pending] = []
-      swap(&batch, &order)
-      if !pending.isEmpty {
-        pending.removeAll(keepingCapacity: pending.capacity <= _keptBufferCapacity)
-      }
-      var observers: [any _TransactionObserver] = []
-      swap(&observers, &ending)
-      for item in batch where item.isDeletion { item.deliver() }
-      for item in batch where !item.isDeletion { item.deliver() }
-      for observer in observers { observer._transactionEnded() }
-      // Emptied before `order` and `ending` are touched: releasing an item may run a deinit
-      // (an item holds its root), which may write and so append to `order` (delivered in the
-      // next round). Emptied by `_recycle`, the deinit ran inside its access to `order`, and
-      // the item it appended went out with `batch`.
-      batch.removeAll(keepingCapacity: true)
-      observers.removeAll(keepingCapacity: true)
-      // The buffers serve the next round, or the next transaction (the scope of a write is
-      // kept by its thread): a write a controller hears then allocates none.
-      _recycle(&batch, into: &order)
-      _recycle(&observers, into: &ending)
-    }
-  }
-}
-
 /// Up to this capacity, a buffer emptied at the end of a transaction is kept for the next one
 /// (a larger one is released: one large transaction must not make every later one clear a
 /// large buffer). Shared by Binding's scopes and the relation controller's transactions.
@@ -255,7 +161,7 @@ package func _afterCurrentTransaction(_ observer: any _TransactionObserver) {
 /// An identity of the calling thread, stable while it runs (its per-thread state's address).
 @usableFromInline
 package func _currentThreadKey() -> UInt {
-  UInt(bitPattern: _ThreadState.currentUnmanaged.toOpaque())
+  _ThreadState.currentKey
 }
 
 /// A delivery deferred to the end of a coalesced transaction.

@@ -67,68 +67,7 @@ public struct ObservationStorage: ~Copyable, Sendable {
   /// Creates empty storage; nothing is allocated until something observes the object.
   public init() {}
 
-  deinit {
-    let word = _state.load(ordering: .acquiring)
-    if word & _loneWatchTag != 0 {
-      // Nothing else can touch the word of an object being destroyed: a controller holds its
-      // elements strongly, and ends their lone watches before releasing them.
-      _loneWatchSink(word).release()
-      return
-    }
-    if let raw = UnsafeRawPointer(bitPattern: word) {
-      let state = Unmanaged<_ModelState>.fromOpaque(raw)
-      state._withUnsafeGuaranteedRef { $0.objectDidDie() }
-      state.release()
-    }
-  }
-
-  /// The state, if something has observed the object (a lone watch has none).
-  var existing: _ModelState? {
-    let word = _state.load(ordering: .acquiring)
-    guard word & _loneWatchTag == 0, let raw = UnsafeRawPointer(bitPattern: word) else {
-      return nil
-    }
-    return Unmanaged<_ModelState>.fromOpaque(raw).takeUnretainedValue()
-  }
-
-  /// The state of `owner` (the object holding this storage), created on first use
-  /// (thread-safe: concurrent creators agree on one). A lone watch moves into the new state.
-  func state(of owner: AnyObject) -> _ModelState {
-    while true {
-      if let existing { return existing }
-      let word = _state.load(ordering: .acquiring)
-      let created = _ModelState()
-      if word & _loneWatchTag != 0 {
-        if _promoteLoneWatch(word, into: created, owner: owner) { return created }
-        continue
-      }
-      let retained = Unmanaged.passRetained(created)
-      if _state.compareExchange(
-        expected: 0, desired: UInt(bitPattern: retained.toOpaque()),
-        ordering: .acquiringAndReleasing
-      ).exchanged {
-        return created
-      }
-      // Another thread stored a state or a lone watch first: use or promote it.
-      retained.release()
-    }
-  }
-
-  /// Replaces the lone watch `word` with `state`, which takes it over as a watch; `false` if
-  /// the word changed meanwhile.
-  private func _promoteLoneWatch(_ word: UInt, into state: _ModelState, owner: AnyObject) -> Bool {
-    _loneWatchLock(word).withLock { _ in
-      guard _state.load(ordering: .acquiring) == word else { return false }
-      // The word's reference to the sink moves into the watch.
-      let sink = _loneWatchSink(word).takeRetainedValue()
-      let watch = _Watch(sink: sink, element: ObjectIdentifier(owner), readsOnlyElement: true)
-      // Not shared yet: it cannot be deleted, so the watch is added.
-      _ = state.add(watch)
-      _state.store(
-        UInt(bitPattern: Unmanaged.passRetained(state).toOpaque()), ordering: .releasing)
-      return true
-    }
-  }
+  deinit { _objectDidDie(word: _state.load(ordering: .acquiring)) }
 }
 
 extension ObservableModel {

@@ -131,7 +131,7 @@ public struct Observed<Value> {
     guard let made = _didSet(object, storedSlot: object[keyPath: storage]._slot, state: state)
     else { return }
     // Safe: the owner is `object`, which the caller of this setter holds until it returns.
-    made.owner._withUnsafeGuaranteedRef { owner in
+    made.owner.with { owner in
       // Stored before the observers run: one that reads the property must find this slot.
       owner[keyPath: storage]._slot = made.slot
       _notify(owner, madeSlot: made.slot, state: made.state)

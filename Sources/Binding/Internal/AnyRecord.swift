@@ -6,14 +6,14 @@ final class _AnyRecord: _Record {
   )
   let options: ObservationOptions
   /// Retained by hand, released when the registration ends (see `_Record._calls`).
-  private let handlers: Unmanaged<_Box<Handlers>>
+  private let handlers: _Retained<_Box<Handlers>>
 
   init(
     options: ObservationOptions, changed: @escaping (AnyObject, [_AnySlot], _Lifetime) -> Bool,
     deleted: @escaping (AnyObject, _Lifetime) -> Void
   ) {
     self.options = options
-    self.handlers = .passRetained(_Box((changed, deleted)))
+    self.handlers = _Retained(_Box((changed, deleted)))
     super.init(target: nil, keyPaths: [])
     // Weak: the state's list may drop the record (its last owner) while another thread ends
     // it; its deinit then releases the handler itself.
@@ -29,14 +29,14 @@ final class _AnyRecord: _Record {
   func changed(_ object: AnyObject, _ slots: [_AnySlot], _ lifetime: _Lifetime) -> Bool {
     guard _enterCall() else { return true }
     defer { _exitCall() }
-    return handlers._withUnsafeGuaranteedRef { $0.value.changed(object, slots, lifetime) }
+    return handlers.with { $0.value.changed(object, slots, lifetime) }
   }
 
   /// Tells the handler the object was deleted (unless the registration ended).
   func deleted(_ object: AnyObject, _ lifetime: _Lifetime) {
     guard _enterCall() else { return }
     defer { _exitCall() }
-    handlers._withUnsafeGuaranteedRef { $0.value.deleted(object, lifetime) }
+    handlers.with { $0.value.deleted(object, lifetime) }
   }
 
   func propertyDidChange(_ object: AnyObject, _ slot: _AnySlot) {

@@ -24,38 +24,8 @@ final class _BindingGuard {
   func apply(
     _ body: () -> Void, orKeep later: () -> (() -> Void), describing binding: () -> String
   ) {
-    let id = ObjectIdentifier(self)
-    let thread = _ThreadState.currentUnmanaged
-    let outer = thread._withUnsafeGuaranteedRef { $0.applying }
-    var applying = outer
-    while let application = applying {
-      if application.pointee.binding == id {
-        application.pointee.next = later()
-        return
-      }
-      applying = application.pointee.outer
-    }
-    var application = _ThreadState._Applying(binding: id, outer: outer)
-    // The application lives on this stack frame, linked from the thread's state while it runs.
-    withUnsafeMutablePointer(to: &application) { application in
-      thread._withUnsafeGuaranteedRef { $0.applying = application }
-      defer { thread._withUnsafeGuaranteedRef { $0.applying = outer } }
-      body()
-      var rounds = 1
-      while let next = application.pointee.next {
-        application.pointee.next = nil
-        rounds += 1
-        if rounds > maximumCoalescingRounds {
-          fatalError(
-            """
-            Binding: the binding \(binding()) kept receiving new values while it applied \
-            them, for \(maximumCoalescingRounds) rounds without settling: bindings (or \
-            observers that write their sources) form a cycle whose transforms never agree.
-            """)
-        }
-        next()
-      }
-    }
+    _ThreadState.apply(
+      binding: ObjectIdentifier(self), body, orKeep: later, describing: binding)
   }
 }
 

@@ -169,7 +169,7 @@ func _isOnMainQueue() -> Bool {
 /// on the main queue served by another thread.
 @usableFromInline
 func _isOnMainActor() -> Bool {
-  _ThreadState.currentUnmanaged._withUnsafeGuaranteedRef { $0.isMainThread } || _isOnMainQueue()
+  _ThreadState.currentIsMain || _isOnMainQueue()
 }
 
 /// Whether the calling thread is the process's main thread (asked once per thread).

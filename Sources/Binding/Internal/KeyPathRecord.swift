@@ -1,5 +1,17 @@
 import Synchronization
 
+// A registration of one key path.
+//
+// One of Binding's few files with unsafe code (`UnretainedReferences.swift` lists them): a
+// registration whose key path reads one property of its root keeps its last value outside its
+// lock, with no run-time exclusivity check (`_single`, `_singleValue`, `_singleSlot`). The
+// invariant: those fields are touched only by evaluations, which run on the thread writing the
+// one property read (the model's threading contract serialises those writes), or under the
+// lock once the registration leaves that mode for good. What it buys: the benchmark's row one
+// target / floor line (the registration is specialised in the client's module, where the
+// optimiser cannot prove the accesses exclusive). `NestedPathTests` and `StressTests` drive
+// both modes, under ThreadSanitizer in CI.
+
 /// A registration of one key path of one root object.
 ///
 /// The key path is evaluated with access tracking at registration and after every change of
@@ -13,10 +25,10 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
   @usableFromInline
   let rootID: ObjectIdentifier
   /// The root, held weakly only once the key path reads another object (a weak reference
-  /// slows down every retain of its object, so root-only paths do without): the address of a
-  /// retained `_WeakBox<Root>`, or 0.
+  /// slows down every retain of its object, so root-only paths do without), released in
+  /// `deinit`.
   @usableFromInline
-  let _weakRoot = Atomic<UInt>(0)
+  let _weakRoot = _OnceReference<_WeakBox<Root>>()
   @usableFromInline
   let path: KeyPath<Root, Value>
   @usableFromInline
@@ -26,7 +38,7 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
   /// `==` for `Value`, if it has one and the registration keeps values to compare. Held in a box
   /// retained by hand (released in `deinit`), so that comparing retains nothing.
   @usableFromInline
-  let _isEqual: Unmanaged<_Box<(Value, Value) -> Bool>>?
+  let _isEqual: _Retained<_Box<(Value, Value) -> Bool>>?
   /// Whether the last value is kept between changes (see `ObservationOptions._keepsNoValue`:
   /// without it, each change is delivered with the new value as its old value too).
   @usableFromInline
@@ -36,7 +48,7 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
   /// retaining it (between `_enterCall()` and `_exitCall()`) and released when the
   /// registration ends (`releaseHandler()`).
   @usableFromInline
-  let _dispatch: Unmanaged<_Dispatch<Root, Value>>
+  let _dispatch: _Retained<_Dispatch<Root, Value>>
   /// The last value and the slots it was read from (with this registration's entries).
   @usableFromInline
   let _state = _Lock<_Evaluation?>(nil)
@@ -84,8 +96,8 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
     self.options = options
     self._keepsValue = options.rawValue & ObservationOptions._keepsNoValueBit == 0
     // Without a kept value there is nothing to compare with: every write is delivered.
-    self._isEqual = _keepsValue ? isEqual.map { .passRetained(_Box($0)) } : nil
-    self._dispatch = .passRetained(_Dispatch(dispatch))
+    self._isEqual = _keepsValue ? isEqual.map { _Retained(_Box($0)) } : nil
+    self._dispatch = _Retained(_Dispatch(dispatch))
     // A binding lives for its receiver (swept once it died) but is not a target.
     super.init(target: target ?? receiver, keyPaths: [path], removableByTarget: receiver == nil)
   }
@@ -181,7 +193,7 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
   @inlinable
   func _areEqual(_ lhs: Value, _ rhs: Value) -> Bool {
     guard let isEqual = _isEqual else { return false }
-    return isEqual._withUnsafeGuaranteedRef { $0.value(lhs, rhs) }
+    return isEqual.with { $0.value(lhs, rhs) }
   }
 
   /// Calls the handler with `change`, unless the registration ended (then `true`: nothing
@@ -190,28 +202,25 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
   func _call(_ change: KeyPathChange<Root, Value>) -> Bool {
     guard _enterCall() else { return true }
     defer { _exitCall() }
-    return _dispatch._withUnsafeGuaranteedRef { $0.call(change, lifetime) }
+    return _dispatch.with { $0.call(change, lifetime) }
   }
 
   /// `_call` with a change that holds `root` and the key path without retaining them, which
   /// saves four atomic reference-count operations of a delivery's dozen.
   ///
-  /// The change claims references it never took (`takeRetainedValue` on unretained ones), and
-  /// hands them back before it dies (`passRetained` of its own fields): balanced on every path,
-  /// and in optimised code the pairs cancel, so nothing is counted at all. Both objects outlive
-  /// the call (`root` is the caller's, the key path the registration's); a handler that keeps
-  /// the change copies it, and the copy retains them.
+  /// The change claims references it never took, and hands them back before it dies (see
+  /// `_claimUncounted(_:)`). Both objects outlive the call (`root` is the caller's, the key path
+  /// the registration's); a handler that keeps the change copies it, and the copy retains them.
   @inlinable
   func _callBorrowing(_ root: Root, _ oldValue: Value, _ newValue: Value) -> Bool {
     guard _enterCall() else { return true }
     defer { _exitCall() }
     let change = KeyPathChange(
-      object: Unmanaged.passUnretained(root).takeRetainedValue(),
-      keyPath: Unmanaged.passUnretained(path).takeRetainedValue(), oldValue: oldValue,
+      object: _claimUncounted(root), keyPath: _claimUncounted(path), oldValue: oldValue,
       newValue: newValue)
-    let delivered = _dispatch._withUnsafeGuaranteedRef { $0.call(change, lifetime) }
-    _ = Unmanaged.passRetained(change.object)
-    _ = Unmanaged.passRetained(change.keyPath)
+    let delivered = _dispatch.with { $0.call(change, lifetime) }
+    _handBack(change.object)
+    _handBack(change.keyPath)
     return delivered
   }
 
@@ -223,9 +232,7 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
     // A registration that never started (its root was deleted) never ended its calls.
     _releaseHandlerOnce()
     _isEqual?.release()
-    if let raw = UnsafeRawPointer(bitPattern: _weakRoot.load(ordering: .acquiring)) {
-      Unmanaged<_WeakBox<Root>>.fromOpaque(raw).release()
-    }
+    _weakRoot.release()
   }
 
   /// Evaluates the key path with tracking, re-attaching if it reads something else now, and
@@ -321,14 +328,7 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
   /// Keeps a weak reference to the root, for re-evaluations triggered by other objects.
   @inlinable
   func _keepWeakRoot(_ root: Root) {
-    guard _weakRoot.load(ordering: .acquiring) == 0 else { return }
-    let box = Unmanaged.passRetained(_WeakBox(root))
-    let address = UInt(bitPattern: box.toOpaque())
-    if !_weakRoot.compareExchange(expected: 0, desired: address, ordering: .acquiringAndReleasing)
-      .exchanged
-    {
-      box.release()  // another thread stored one first
-    }
+    _ = _weakRoot.get(orSet: { _WeakBox(root) })
   }
 
   /// The root, if it is still alive (only for paths that read other objects). No lock: the
@@ -336,10 +336,7 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
   /// to load from any thread.
   @inlinable
   func _aliveRoot() -> Root? {
-    guard let raw = UnsafeRawPointer(bitPattern: _weakRoot.load(ordering: .acquiring)) else {
-      return nil
-    }
-    return Unmanaged<_WeakBox<Root>>.fromOpaque(raw)._withUnsafeGuaranteedRef { $0.value }
+    _weakRoot.current?.with { $0.value }
   }
 
   /// Whether the root can be observed (it did not announce its deletion).

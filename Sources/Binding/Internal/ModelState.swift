@@ -15,7 +15,7 @@ final class _ModelState: _Lock<_ModelState.State>, @unchecked Sendable {
   struct State {
     /// Slots of the object's properties (strong: the wrappers point at them unowned).
     var slots: [_AnySlot] = []
-    /// The newest list of the slots' numbers (see `slot(named:)`); it keeps the older ones.
+    /// The newest list of `slotDirectory`; it keeps the older ones.
     var slotList: _SlotList?
     /// Registrations whose root is this object.
     var records: [_Record] = []
@@ -55,36 +55,19 @@ final class _ModelState: _Lock<_ModelState.State>, @unchecked Sendable {
   /// Whether the object announced its deletion (or died); written under the lock, so that
   /// checking it under the lock orders it with adding registrations.
   let _isDeleted = Atomic<Bool>(false)
-  /// The address of `State.slotList` (unretained), and how many of its entries are set: read
-  /// without the lock by `slot(named:)`.
-  private let _slotList = Atomic<UInt>(0)
-  private let _slotCount = Atomic<Int>(0)
-  /// The retained `_RegistrarBox` of a model adopting `ObservationBridging`, or 0 until its
-  /// first access.
-  private let _registrar = Atomic<UInt>(0)
+  /// The numbers of the object's slots, read without the lock (`slot(named:)`).
+  private let slotDirectory = _SlotDirectory()
+  /// The `_RegistrarBox` of a model adopting `ObservationBridging`, made on its first access.
+  private let _registrar = _OnceReference<_RegistrarBox>()
 
   init() { super.init(State()) }
 
-  deinit {
-    if let raw = UnsafeRawPointer(bitPattern: _registrar.load(ordering: .acquiring)) {
-      Unmanaged<_RegistrarBox>.fromOpaque(raw).release()
-    }
-  }
+  deinit { _registrar.release() }
 
   /// Swift Observation's registrar, for models adopting `ObservationBridging`; created on
   /// first use.
   var registrar: ObservationRegistrar {
-    if let raw = UnsafeRawPointer(bitPattern: _registrar.load(ordering: .acquiring)) {
-      return Unmanaged<_RegistrarBox>.fromOpaque(raw).takeUnretainedValue().registrar
-    }
-    let created = Unmanaged.passRetained(_RegistrarBox())
-    let (exchanged, current) = _registrar.compareExchange(
-      expected: 0, desired: UInt(bitPattern: created.toOpaque()), ordering: .acquiringAndReleasing)
-    if exchanged { return created.takeUnretainedValue().registrar }
-    created.release()
-    // `current` is non-zero: the exchange failed because another thread stored a box first.
-    return Unmanaged<_RegistrarBox>.fromOpaque(UnsafeRawPointer(bitPattern: current)!)
-      .takeUnretainedValue().registrar
+    _registrar.get(orSet: { _RegistrarBox() }).with { $0.registrar }
   }
 
   /// Ends every registration on the object; called by the object's `deinit`, so that they end
@@ -111,20 +94,7 @@ final class _ModelState: _Lock<_ModelState.State>, @unchecked Sendable {
   func adopt(slot: _AnySlot) {
     withLock { state in
       state.slots.append(slot)
-      // Published for `slot(named:)`: the entry is written, then the list that holds it,
-      // then the count, each release after the one before.
-      let count = _slotCount.load(ordering: .relaxed)  // written only under the lock
-      let entry = _SlotList.Entry(id: slot.id, slot: Unmanaged.passUnretained(slot))
-      if let list = state.slotList, count < list.capacity {
-        (list.entries + count).initialize(to: entry)
-      } else {
-        let grown = _SlotList(capacity: max(4, count * 2), copying: state.slotList, count: count)
-        (grown.entries + count).initialize(to: entry)
-        state.slotList = grown
-        _slotList.store(
-          UInt(bitPattern: Unmanaged.passUnretained(grown).toOpaque()), ordering: .releasing)
-      }
-      _slotCount.store(count + 1, ordering: .releasing)
+      slotDirectory.add(slot, newest: &state.slotList)
     }
   }
 
@@ -134,19 +104,7 @@ final class _ModelState: _Lock<_ModelState.State>, @unchecked Sendable {
   /// A property's storage can be copied into another object (`_name = other._name`), slot
   /// number and all; it must not be followed (its object may be gone), so the accessors look
   /// it up here: a slot listed here is one of this object's, alive as long as the object.
-  /// O(number of observed properties), one comparison each.
-  func slot(named id: UInt) -> Unmanaged<_AnySlot>? {
-    let count = _slotCount.load(ordering: .acquiring)
-    // The list loaded after the count holds at least `count` entries; it and the lists it
-    // replaced live as long as this state.
-    guard count > 0, let raw = UnsafeRawPointer(bitPattern: _slotList.load(ordering: .acquiring))
-    else { return nil }
-    let entries = Unmanaged<_SlotList>.fromOpaque(raw)._withUnsafeGuaranteedRef { $0.entries }
-    for index in 0..<count where entries[index].id == id {
-      return entries[index].slot
-    }
-    return nil
-  }
+  func slot(named id: UInt) -> _Unretained<_AnySlot>? { slotDirectory.slot(named: id) }
 
   /// Adds a registration rooted at the object, dropping the ones that have ended.
   ///
@@ -271,28 +229,4 @@ final class _ModelState: _Lock<_ModelState.State>, @unchecked Sendable {
 /// that adopt `ObservationBridging`).
 final class _RegistrarBox: Sendable {
   let registrar = ObservationRegistrar()
-}
-
-/// The numbers of an object's slots with the slots, for `_ModelState.slot(named:)`: appended
-/// under the state's lock, read without it. A full list is replaced by a bigger copy that keeps
-/// the old one alive (a reader may still scan it), so the lists of one object take at most
-/// twice the newest one's memory. The slots are unretained: `State.slots` owns them.
-final class _SlotList {
-  struct Entry {
-    var id: UInt
-    var slot: Unmanaged<_AnySlot>
-  }
-
-  let entries: UnsafeMutablePointer<Entry>
-  let capacity: Int
-  private let previous: _SlotList?
-
-  init(capacity: Int, copying previous: _SlotList?, count: Int) {
-    self.capacity = capacity
-    self.previous = previous
-    entries = .allocate(capacity: capacity)
-    if let previous { entries.initialize(from: previous.entries, count: count) }
-  }
-
-  deinit { entries.deallocate() }
 }

@@ -1,5 +1,23 @@
 import Synchronization
 
+// A property's observers (`_AnySlot`), the numbers that name slots in `@Observed` storage
+// (`_SlotID`), and an object's directory of its slots (`_SlotDirectory`).
+//
+// One of Binding's few files with unsafe code (`UnretainedReferences.swift` lists them). The
+// invariants:
+// - **Writer-serialised entry lists**: a slot's entry list is read and written only by writes
+//   and registrations of its property, which the model's threading contract serialises like
+//   any write of a stored property; other threads only flip an entry's atomic liveness flag.
+//   So the list needs no lock and no run-time exclusivity check, and holds its entries as
+//   references retained by hand (each retained once when appended, released once when
+//   unlinked), so that walking them on every change counts nothing.
+// - **Numbers never reused**: a slot's number is unique in the process, so storage copied from
+//   another object can never name one of this object's slots by accident.
+// - **Published entries stay**: a slot directory's lists only grow, and every list lives as
+//   long as the object's state, so a reader without the lock never follows a freed list.
+// What it buys: the benchmark's row one target / floor line (every change walks a slot).
+// `CopiedWrapperReuseTests` and `SlotDirectoryTests` check them.
+
 /// The part of a slot entry that other threads may touch: its liveness flag.
 ///
 /// Cancelling a registration from any thread only clears this flag; the entry is unlinked from
@@ -193,4 +211,70 @@ func _equality<Value>(of type: Value.Type) -> ((Value, Value) -> Bool)? {
     { lhs, rhs in unsafeBitCast(lhs, to: E.self) == unsafeBitCast(rhs, to: E.self) }
   }
   return make(equatable)
+}
+
+/// The numbers of an object's slots, with the slots, for `_ModelState.slot(named:)`: appended
+/// under the state's lock, read without it.
+///
+/// The entries live in `_SlotList`s: a full list is replaced by a bigger copy that keeps the
+/// old one alive (a reader may still scan it), so the lists of one object take at most twice
+/// the newest one's memory, and every list lives as long as the object's state. An entry is
+/// written, then the list that holds it is published, then the count, each with release order
+/// after the one before, so a reader that loads the count, then the list, finds every entry
+/// below the count written. The slots are unretained: the state's `slots` owns them.
+struct _SlotDirectory: ~Copyable {
+  /// The address of the newest list (owned by the state's `slotList`), or 0.
+  private let _list = Atomic<UInt>(0)
+  private let _count = Atomic<Int>(0)
+
+  /// Lists `slot`; under the state's lock, with `newest`, the state's reference to the newest
+  /// list.
+  func add(_ slot: _AnySlot, newest: inout _SlotList?) {
+    let count = _count.load(ordering: .relaxed)  // written only under the lock
+    let entry = _SlotList.Entry(id: slot.id, slot: _Unretained(slot))
+    if let list = newest, count < list.capacity {
+      (list.entries + count).initialize(to: entry)
+    } else {
+      let grown = _SlotList(capacity: max(4, count * 2), copying: newest, count: count)
+      (grown.entries + count).initialize(to: entry)
+      newest = grown
+      _list.store(_Unretained(grown).address, ordering: .releasing)
+    }
+    _count.store(count + 1, ordering: .releasing)
+  }
+
+  /// The slot numbered `id`, or `nil`. Any thread, no lock; O(number of slots).
+  func slot(named id: UInt) -> _Unretained<_AnySlot>? {
+    let count = _count.load(ordering: .acquiring)
+    let address = _list.load(ordering: .acquiring)
+    guard count > 0, address != 0 else { return nil }
+    // The list loaded after the count holds at least `count` entries, and lives as long as
+    // the state.
+    let entries = _Unretained<_SlotList>(address: address).with { $0.entries }
+    for index in 0..<count where entries[index].id == id {
+      return entries[index].slot
+    }
+    return nil
+  }
+}
+
+/// A list of `_SlotDirectory`'s entries (see there).
+final class _SlotList {
+  struct Entry {
+    var id: UInt
+    var slot: _Unretained<_AnySlot>
+  }
+
+  let entries: UnsafeMutablePointer<Entry>
+  let capacity: Int
+  private let previous: _SlotList?
+
+  init(capacity: Int, copying previous: _SlotList?, count: Int) {
+    self.capacity = capacity
+    self.previous = previous
+    entries = .allocate(capacity: capacity)
+    if let previous { entries.initialize(from: previous.entries, count: count) }
+  }
+
+  deinit { entries.deallocate() }
 }

@@ -120,12 +120,10 @@ struct _Read {
   /// Whether `reads` are exactly `slots` (compared by address only), in order, with live
   /// entries.
   @inlinable
-  static func same(_ reads: [_Read], _ slots: UnsafeBufferPointer<Unmanaged<_AnySlot>>) -> Bool {
+  static func same(_ reads: [_Read], _ slots: _RecordedSlots) -> Bool {
     guard reads.count == slots.count else { return false }
     for index in reads.indices
-    where Unmanaged.passUnretained(reads[index].slot).toOpaque() != slots[index].toOpaque()
-      || !reads[index].entry.isLive
-    {
+    where !slots.isSlot(at: index, reads[index].slot) || !reads[index].entry.isLive {
       return false
     }
     return true
@@ -135,11 +133,10 @@ struct _Read {
 /// A weak reference in a box.
 ///
 /// Closures capture a box rather than `[weak object]`: a weak capture is a mutable variable, and
-/// every load of it pays a dynamic exclusivity check (a `swift_beginAccess` call, a few ns of a
-/// delivery). The reference is set once, here, so the check could never fail.
+/// every load of it pays a dynamic exclusivity check. The box's reference is a constant.
 @usableFromInline
 final class _WeakBox<Object: AnyObject> {
-  @usableFromInline @exclusivity(unchecked) weak var value: Object?
+  @usableFromInline weak let value: Object?
   @usableFromInline init(_ value: Object) { self.value = value }
 }
 

@@ -16,201 +16,6 @@ func _isTracking() -> Bool {
   _binding_trackingDepth() != 0
 }
 
-/// Collects the `@Observed` properties (their slots) read while it is installed, or checks that
-/// a single-property registration read its one slot again.
-@usableFromInline
-final class _AccessRecorder {
-  @exclusivity(unchecked) private var buffer: UnsafeMutablePointer<Unmanaged<_AnySlot>>
-  @exclusivity(unchecked) private var capacity = 4
-  @exclusivity(unchecked) private var count = 0
-  /// Whether recorded slots are retained (see `trackUnretained`).
-  @exclusivity(unchecked) private var retainsSlots = true
-  /// In single verify mode: the number of the one slot read last time (0 outside that mode),
-  /// and the object it belongs to.
-  @exclusivity(unchecked) private var expectedSingle: UInt = 0
-  @exclusivity(unchecked) private var expectedOwner: ObjectIdentifier?
-  @exclusivity(unchecked) private var matched = 0
-  @exclusivity(unchecked) private var mismatch = false
-  /// In object mode (bulk watches): the states of the objects read, without slots, except
-  /// the watched element's own (not created: a lone watch needs none).
-  @exclusivity(unchecked) private(set) var recordsObjects = false
-  @exclusivity(unchecked) private var objects: [_ModelState] = []
-  @exclusivity(unchecked) private(set) var element: ObjectIdentifier?
-  /// In object mode: whether any `@Observed` property was read, the element's included.
-  @exclusivity(unchecked) var readAny = false
-
-  init() { buffer = .allocate(capacity: capacity) }
-
-  deinit {
-    reset()
-    buffer.deallocate()
-  }
-
-  /// Whether the slot numbered `slotID` (not 0), read from `owner`, is the one slot a
-  /// single-property verification expects.
-  func expects(_ slotID: UInt, of owner: ObjectIdentifier) -> Bool {
-    expectedSingle == slotID && expectedOwner == owner
-  }
-
-  /// Records the read of the expected slot in single verify mode.
-  func matchSingle() { matched = 1 }
-
-  func record(_ slot: _AnySlot) {
-    if expectedSingle != 0 {
-      if expectedSingle == slot.id {
-        matched = 1
-      } else {
-        mismatch = true
-      }
-      return
-    }
-    // Paths read a handful of properties: a linear scan beats hashing.
-    for index in 0..<count
-    where buffer[index].toOpaque() == Unmanaged.passUnretained(slot).toOpaque() {
-      return
-    }
-    if count == capacity {
-      let grown = UnsafeMutablePointer<Unmanaged<_AnySlot>>.allocate(capacity: capacity * 2)
-      grown.moveInitialize(from: buffer, count: count)
-      buffer.deallocate()
-      buffer = grown
-      capacity *= 2
-    }
-    (buffer + count).initialize(to: retainsSlots ? .passRetained(slot) : .passUnretained(slot))
-    count += 1
-  }
-
-  /// Records a read of a property of the object whose state is `state` (object mode).
-  func record(object state: _ModelState) {
-    // Evaluations read a handful of objects, mostly the same one again: scan from the end.
-    for index in objects.indices.reversed() where objects[index] === state { return }
-    objects.append(state)
-  }
-
-  private func reset() {
-    if retainsSlots {
-      for index in 0..<count { buffer[index].release() }
-    }
-    retainsSlots = true
-    if recordsObjects {
-      // The caller took the list (`trackObjects` returns it): keeping its capacity here would
-      // only copy a buffer nobody needs.
-      objects = []
-      recordsObjects = false
-      element = nil
-      readAny = false
-    }
-    count = 0
-    expectedSingle = 0
-    expectedOwner = nil
-    matched = 0
-    mismatch = false
-  }
-
-  private var collected: [_AnySlot] {
-    (0..<count).map { buffer[$0].takeUnretainedValue() }
-  }
-
-  /// Runs `body` with a recorder installed on this thread; returns the slots it read.
-  ///
-  /// Recorders nest: an inner tracking gets its own recorder, and the outer one is restored.
-  @usableFromInline
-  static func trackSlots(_ body: () -> Void) -> [_AnySlot] {
-    _withRecorder { recorder in
-      body()
-      return recorder.collected
-    }
-  }
-
-  /// Runs `body` with tracking in object mode; returns the states of the objects it read
-  /// other than `element` (creating them), in order of first read. No slot is made.
-  static func trackObjects(excluding element: ObjectIdentifier, _ body: () -> Void)
-    -> [_ModelState]
-  {
-    _withRecorder { recorder in
-      recorder.recordsObjects = true
-      recorder.element = element
-      body()
-      return recorder.objects
-    }
-  }
-
-  /// Runs `body` with tracking in object mode; tells whether it read any `@Observed` property
-  /// (of `element` or of another object, whose state is then made).
-  static func readsAnything(of element: ObjectIdentifier, _ body: () -> Void) -> Bool {
-    _withRecorder { recorder in
-      recorder.recordsObjects = true
-      recorder.element = element
-      body()
-      return recorder.readAny
-    }
-  }
-
-  /// Runs `body` with tracking, then `check` with the slots it read, in order of first read.
-  ///
-  /// The slots are not retained (nothing is counted or allocated): `check` may compare their
-  /// addresses with slots it holds, but must not follow them, because an object that `body`
-  /// read may be gone by then. `check` runs with tracking still on, so it must not read
-  /// `@Observed` properties.
-  @usableFromInline
-  static func trackUnretained(
-    _ body: () -> Void, then check: (UnsafeBufferPointer<Unmanaged<_AnySlot>>) -> Void
-  ) {
-    _withRecorder { recorder in
-      recorder.retainsSlots = false
-      body()
-      check(UnsafeBufferPointer(start: recorder.buffer, count: recorder.count))
-    }
-  }
-
-  /// Runs `body` with tracking and tells whether it read the slot numbered `slotID` (not 0), a
-  /// slot of `owner`, and nothing else.
-  ///
-  /// The slot is passed as its number, so that nothing is retained to capture it (this runs
-  /// on every change of a single-property registration).
-  @usableFromInline
-  static func readsOnly(_ slotID: UInt, of owner: ObjectIdentifier, _ body: () -> Void) -> Bool {
-    _withRecorder { recorder in
-      recorder.expectedSingle = slotID
-      recorder.expectedOwner = owner
-      body()
-      return !recorder.mismatch && recorder.matched == 1
-    }
-  }
-
-  private static func _withRecorder<R>(_ body: (_AccessRecorder) -> R) -> R {
-    _ThreadState.currentUnmanaged._withUnsafeGuaranteedRef { thread in
-      let previous = thread.recorder
-      let recorder: Unmanaged<_AccessRecorder>
-      if thread.depth == 0 {
-        recorder = thread.primaryRecorder
-      } else {
-        if thread.depth > thread.recorders.count { thread.recorders.append(_AccessRecorder()) }
-        // The thread state owns its recorders; this one stays in `recorders` while in use.
-        recorder = Unmanaged.passUnretained(thread.recorders[thread.depth - 1])
-      }
-      thread.depth += 1
-      thread.recorder = recorder
-      _binding_setTrackingDepth(thread.depth)
-      let result = recorder._withUnsafeGuaranteedRef { body($0) }
-      thread.recorder = previous
-      thread.depth -= 1
-      _binding_setTrackingDepth(thread.depth)
-      recorder._withUnsafeGuaranteedRef { $0.reset() }
-      return result
-    }
-  }
-
-  /// Evaluates `body` with tracking and returns its value and what it read.
-  @inlinable
-  static func track<R>(_ body: () -> R) -> (R, [_AnySlot]) {
-    var result: R?
-    let slots = trackSlots { result = body() }
-    // `trackSlots` runs its body exactly once, which set `result`.
-    return (result!, slots)
-  }
-}
-
 /// Records a read of an `@Observed` property of `object` whose storage names the slot numbered
 /// `slot` (0 for none), if this thread is tracking; returns the number of the property's slot,
 /// made now if the recorder needs one.
@@ -225,20 +30,18 @@ final class _AccessRecorder {
 func _recordRead<Root: ObservableModel>(
   _ object: Root, _ slot: UInt
 ) -> UInt {
-  guard let thread = _ThreadState.existingUnmanaged,
-    let recorder = thread._withUnsafeGuaranteedRef({ $0.recorder })
-  else { return slot }
+  guard let recorder = _ThreadState.currentRecorder else { return slot }
   // The slot a single-property registration expects, read from its root: known to be the
   // root's (a number comparison, nothing followed; storage copied into another object may
   // hold the same number, hence the owner check). Every change of such a registration comes
   // here, so it is checked first, in this function.
   if slot != 0,
-    recorder._withUnsafeGuaranteedRef({ $0.expects(slot, of: ObjectIdentifier(object)) })
+    recorder.with({ $0.expects(slot, of: ObjectIdentifier(object)) })
   {
-    recorder._withUnsafeGuaranteedRef { $0.matchSingle() }
+    recorder.with { $0.matchSingle() }
     return slot
   }
-  return recorder._withUnsafeGuaranteedRef { recorder in
+  return recorder.with { recorder in
     if recorder.recordsObjects {
       recorder.readAny = true
       if ObjectIdentifier(object) != recorder.element {
@@ -248,7 +51,7 @@ func _recordRead<Root: ObservableModel>(
     }
     // Storage copied from another object's property names that object's slot (see `_SlotID`).
     if slot != 0, let owned = _ownSlot(named: slot, of: object) {
-      owned._withUnsafeGuaranteedRef { recorder.record($0) }
+      owned.with { recorder.record($0) }
       return slot
     }
     guard let made = _makeSlot(object) else { return 0 }

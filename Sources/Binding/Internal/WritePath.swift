@@ -18,10 +18,10 @@ import Synchronization
 @inline(never)
 func _didSet<Root: ObservableModel>(
   _ owner: Root, storedSlot slotID: UInt, state stateAddress: UInt
-) -> (owner: Unmanaged<Root>, slot: UInt, state: UInt)? {
+) -> (owner: _Unretained<Root>, slot: UInt, state: UInt)? {
   if slotID != 0, _didSet(owner, slot: slotID, state: stateAddress) { return nil }
   guard let made = _slotForUnobservedSet(owner, state: stateAddress) else { return nil }
-  return (Unmanaged.passUnretained(owner), made.slot, made.state)
+  return (_Unretained(owner), made.slot, made.state)
 }
 
 /// Notifies the observers of a property after an observed set, if `slotID` (what its storage
@@ -55,10 +55,10 @@ func _slotForUnobservedSet<Root: ObservableModel>(
     stateAddress = object.observation._state.load(ordering: .acquiring)
     if stateAddress == 0 || stateAddress & _loneWatchTag != 0 { return nil }
   }
-  // The object owns its state (one retained reference) and is alive during its own setter;
-  // the address is non-zero (the setter returns before calling this when it is 0).
-  let observed = Unmanaged<_ModelState>.fromOpaque(UnsafeRawPointer(bitPattern: stateAddress)!)
-    ._withUnsafeGuaranteedRef { $0._hasAnyRecords.load(ordering: .acquiring) }
+  // The object owns its state (one retained reference) and is alive during its own setter.
+  let observed =
+    _modelState(inWord: stateAddress)?.with { $0._hasAnyRecords.load(ordering: .acquiring) }
+    ?? false
   guard observed, let slot = _makeSlot(object) else { return nil }
   return (slot.id, stateAddress)
 }
@@ -75,15 +75,14 @@ func _notify(_ owner: AnyObject, madeSlot slotID: UInt, state: UInt) {
 }
 
 /// Tells the observers of `slot`, a slot of `owner`, that its property changed.
-private func _notify(_ owner: AnyObject, slot: Unmanaged<_AnySlot>, state stateAddress: UInt) {
+private func _notify(_ owner: AnyObject, slot: _Unretained<_AnySlot>, state stateAddress: UInt) {
   // The object owns its slots and its state, and is alive during its own setter.
   _notifyingWrite {
-    slot._withUnsafeGuaranteedRef { slot in
+    slot.with { slot in
       // "Any property" registrations first, so that what they list follows the order of the
-      // writes even when a key-path observer writes another property from its callback. The
-      // address is non-zero: a slot exists only once the object's state does.
-      let state = Unmanaged<_ModelState>.fromOpaque(UnsafeRawPointer(bitPattern: stateAddress)!)
-      state._withUnsafeGuaranteedRef { state in
+      // writes even when a key-path observer writes another property from its callback. A
+      // slot exists only once the object's state does.
+      _modelState(inWord: stateAddress)?.with { state in
         if state._hasAnyRecords.load(ordering: .acquiring) {
           state.propertyDidChange(owner, slot)
         }
@@ -96,41 +95,37 @@ private func _notify(_ owner: AnyObject, slot: Unmanaged<_AnySlot>, state stateA
 }
 
 /// The slot of `object`'s that `slotID` names, if any (see `_didSet`).
-func _ownSlot<Root: ObservableModel>(named slotID: UInt, of object: Root) -> Unmanaged<_AnySlot>? {
+func _ownSlot<Root: ObservableModel>(
+  named slotID: UInt, of object: Root
+) -> _Unretained<_AnySlot>? {
   _stateWord(object.observation._state.load(ordering: .acquiring), slotNamed: slotID)
 }
 
 /// The slot that `slotID` names among the slots of the object whose `ObservationStorage` word
 /// is `word`. A slot exists only once the object's state does: with no state (0, or a lone
 /// watch), the slot is another object's.
-private func _stateWord(_ word: UInt, slotNamed slotID: UInt) -> Unmanaged<_AnySlot>? {
-  guard word & _loneWatchTag == 0, let raw = UnsafeRawPointer(bitPattern: word) else {
-    return nil
-  }
-  return Unmanaged<_ModelState>.fromOpaque(raw)._withUnsafeGuaranteedRef { $0.slot(named: slotID) }
+private func _stateWord(_ word: UInt, slotNamed slotID: UInt) -> _Unretained<_AnySlot>? {
+  _modelState(inWord: word)?.with { $0.slot(named: slotID) }
 }
 
 /// Runs `notify`, which tells the observers of one write, as that write: callbacks' writes nest
 /// in it, and when it is the outermost write outside `coalesce`, its coalesced registrations
 /// hear it once at the end. Does nothing inside `_withoutNotifications`.
 func _notifyingWrite(_ notify: () -> Void) {
-  let thread = _ThreadState.currentUnmanaged
-  // A write that takes a value out of its property to edit it in place (see
-  // `_withoutNotifications`).
-  if thread._withUnsafeGuaranteedRef({ $0.silentWrites }) > 0 { return }
-  thread._withUnsafeGuaranteedRef { $0.writeDepth += 1 }
-  defer {
-    thread._withUnsafeGuaranteedRef { thread in
-      thread.writeDepth -= 1
-      // One write outside `coalesce` is one transaction: its coalesced registrations hear it
-      // once, after all of its observers ran (and what their callbacks wrote, in further rounds).
-      // The scope stays with the thread, empty, for its next write.
-      if thread.writeDepth == 0, let scope = thread.writeScope, scope.depth == 0 {
-        scope.flush()
-      }
+  _ThreadState.withCurrent { thread in
+    // A write that takes a value out of its property to edit it in place (see
+    // `_withoutNotifications`).
+    if thread.silentWrites > 0 { return }
+    thread.writeDepth += 1
+    notify()
+    thread.writeDepth -= 1
+    // One write outside `coalesce` is one transaction: its coalesced registrations hear it
+    // once, after all of its observers ran (and what their callbacks wrote, in further rounds).
+    // The scope stays with the thread, empty, for its next write.
+    if thread.writeDepth == 0, let scope = thread.writeScope, scope.depth == 0 {
+      scope.flush()
     }
   }
-  notify()
 }
 
 /// Runs `body` so that the writes of `@Observed` properties it makes on this thread notify no
@@ -140,8 +135,7 @@ func _notifyingWrite(_ notify: () -> Void) {
 /// the write that takes it out is not a change anyone should hear, the write back is.
 @usableFromInline
 package func _withoutNotifications<R>(_ body: () throws -> R) rethrows -> R {
-  let thread = _ThreadState.currentUnmanaged
-  thread._withUnsafeGuaranteedRef { $0.silentWrites += 1 }
-  defer { thread._withUnsafeGuaranteedRef { $0.silentWrites -= 1 } }
+  _ThreadState.withCurrent { $0.silentWrites += 1 }
+  defer { _ThreadState.withCurrent { $0.silentWrites -= 1 } }
   return try body()
 }
