@@ -6,10 +6,10 @@ public import _BindingThreadLocal
 /// `@Observed` getters ask this before anything else, so an untracked read costs one
 /// thread-local read and a branch (one load in a Linux executable; see `_BindingThreadLocal`'s
 /// header for other platforms). The depth lives in a C thread-local variable: Swift has no
-/// thread-local storage of its own, and the alternatives cost more on every delivery. A
-/// process-wide count of tracking threads took two atomic read-modify-writes per evaluation
-/// (about 10 ns of a target's 95 on Linux), and `pthread_getspecific` is a call there. Marked
-/// `pure` in C, so that callers of a getter need not retain the object around the check.
+/// thread-local storage of its own, and the alternatives cost more on every delivery (a
+/// process-wide count of tracking threads takes two atomic read-modify-writes per evaluation,
+/// and `pthread_getspecific` is a call on Linux). Marked `pure` in C, so that callers of a
+/// getter need not retain the object around the check.
 @inlinable
 @inline(__always)
 func _isTracking() -> Bool {
@@ -21,7 +21,7 @@ func _isTracking() -> Bool {
 /// made now if the recorder needs one.
 ///
 /// `releasenone` lets the getter skip retaining the object around this call (without it, every
-/// untracked read pays a retain and release: 3 → 12 ns). The promise holds for everything the
+/// untracked read pays a retain and release). The promise holds for everything the
 /// caller can see: the only releases here are of objects the caller never had (a recorder
 /// buffer replaced when it grows, a state that lost the race to be installed).
 @usableFromInline
