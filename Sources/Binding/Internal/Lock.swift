@@ -1,5 +1,4 @@
 import Synchronization
-public import _BindingThreadLocal
 
 #if canImport(Darwin)
   import Darwin
@@ -58,8 +57,8 @@ package class _Lock<State>: @unchecked Sendable {
       let slot = buffer.baseAddress.unsafelyUnwrapped
       try _mutex.withLock { _ in
         let address = UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
-        _binding_tsanAcquire(address)
-        defer { _binding_tsanRelease(address) }
+        _tsanAcquire(address)
+        defer { _tsanRelease(address) }
         slot.initialize(to: try body(&state))
       }
       // Initialised just above: `body` returned (had it thrown, the error would have been

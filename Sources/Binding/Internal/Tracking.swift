@@ -1,5 +1,5 @@
 import Synchronization
-public import _BindingThreadLocal
+internal import _BindingThreadLocal
 
 /// Whether this thread is resolving a key path by access tracking.
 ///
@@ -13,7 +13,7 @@ public import _BindingThreadLocal
 @inlinable
 @inline(__always)
 func _isTracking() -> Bool {
-  _binding_trackingDepth() != 0
+  _trackingDepth() != 0
 }
 
 /// Collects the `@Observed` properties (their slots) read while it is installed, or checks that
