@@ -20,7 +20,7 @@ let package = Package(
     //   swift test -c release -Xswiftc -DCOLLECTION_CONTROLLER_INTERNAL_CHECKS
     .target(
       name: "CollectionController",
-      dependencies: ["Binding", "_BindingThreadLocal"],
+      dependencies: ["Binding"],
       swiftSettings: [
         .define("COLLECTION_CONTROLLER_INTERNAL_CHECKS", .when(configuration: .debug))
       ]

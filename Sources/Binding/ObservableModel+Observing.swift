@@ -473,16 +473,19 @@ func _erase<Root, Value>(_ kind: KeyPathChange<Root, Value>.Kind) -> KeyPathChan
 }
 
 /// A closure that reads `keyPath`, formed where `keyPath` is a literal so that the optimiser can
-/// turn the read into a direct getter call.
+/// turn the read into a direct getter call. Transparent, so it is inlined into the public
+/// transparent callers (the registrations and `bind`) before they are inlined into a client.
+@usableFromInline
 @_transparent
-public func _reader<Root, Value>(_ keyPath: KeyPath<Root, Value>) -> (Root) -> Value {
+func _reader<Root, Value>(_ keyPath: KeyPath<Root, Value>) -> (Root) -> Value {
   { $0[keyPath: keyPath] }
 }
 
 /// A closure that writes `keyPath` of an object, formed where `keyPath` is a literal so that
-/// the optimiser can turn the write into a direct setter call.
+/// the optimiser can turn the write into a direct setter call (transparent, as `_reader`).
+@usableFromInline
 @_transparent
-public func _writer<Root, Value>(
+func _writer<Root, Value>(
   _ keyPath: ReferenceWritableKeyPath<Root, Value>
 ) -> (Root, Value) -> Void {
   { $0[keyPath: keyPath] = $1 }

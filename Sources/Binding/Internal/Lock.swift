@@ -1,5 +1,4 @@
 import Synchronization
-public import _BindingThreadLocal
 
 #if canImport(Darwin)
   import Darwin
@@ -58,11 +57,11 @@ package class _Lock<State>: @unchecked Sendable {
       let slot = buffer.baseAddress.unsafelyUnwrapped
       try _mutex.withLock { _ in
         let address = UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
-        _binding_tsanAcquire(address)
-        defer { _binding_tsanRelease(address) }
+        _tsanAcquire(address)
+        defer { _tsanRelease(address) }
         #if DEBUG
-          _binding_addLocksHeld(1)
-          defer { _binding_addLocksHeld(-1) }
+          _addLocksHeld(1)
+          defer { _addLocksHeld(-1) }
         #endif
         slot.initialize(to: try body(&state))
       }
@@ -78,7 +77,7 @@ package class _Lock<State>: @unchecked Sendable {
 /// (a model's `deinit`, a callback).
 package func _locksHeldOnThisThread() -> Int? {
   #if DEBUG
-    return _binding_locksHeld()
+    return _locksHeld()
   #else
     return nil
   #endif

@@ -1,4 +1,4 @@
-internal import _BindingThreadLocal
+public import _BindingThreadLocal
 
 #if canImport(Darwin)
   import Darwin
@@ -26,6 +26,13 @@ internal import _BindingThreadLocal
 // What it buys: the benchmark's rows one target / floor line (every change resolves its key path
 // through the recorder) and controller move 10^4 (every transaction opens and closes a scope).
 // `ThreadConfinementTests` checks each invariant.
+//
+// The C module `_BindingThreadLocal` holds what Swift cannot declare (thread-local variables)
+// and two hints that must inline into clients' code: ThreadSanitizer's lock annotations and a
+// cache prefetch. This is the one file that imports it, `public`ly: inlinable code may use only
+// what a `public import` brings, and each wrapper below must inline into clients' specialised
+// code as one load or one instruction. A prefetch never faults, whatever the address, and the
+// annotations do nothing outside ThreadSanitizer.
 
 /// Per-thread state of the observation core: the access recorder used to resolve key paths,
 /// the open coalescing scope, and the bindings being applied (to stop re-entrant loops).
@@ -524,4 +531,49 @@ final class _CoalescingScope {
       _recycle(&observers, into: &ending)
     }
   }
+}
+
+// MARK: - The C module
+
+/// The calling thread's access-tracking depth (`_isTracking()`): one thread-local load, `pure`.
+@inlinable
+@inline(__always)
+func _trackingDepth() -> Int {
+  _binding_trackingDepth()
+}
+
+/// Tells ThreadSanitizer, if the process runs under it, that the lock at `address` was acquired.
+@inlinable
+@inline(__always)
+func _tsanAcquire(_ address: UnsafeRawPointer) {
+  _binding_tsanAcquire(address)
+}
+
+/// Tells ThreadSanitizer, if the process runs under it, that the lock at `address` is released.
+@inlinable
+@inline(__always)
+func _tsanRelease(_ address: UnsafeRawPointer) {
+  _binding_tsanRelease(address)
+}
+
+/// How many of the package's locks the calling thread holds (counted in debug builds only).
+@inlinable
+@inline(__always)
+func _locksHeld() -> Int {
+  _binding_locksHeld()
+}
+
+/// Adds `delta` to the count of locks the calling thread holds (debug builds only).
+@inlinable
+@inline(__always)
+func _addLocksHeld(_ delta: Int) {
+  _binding_addLocksHeld(delta)
+}
+
+/// Asks the processor to bring the cache line of `address` in for reading (a hint: no fault,
+/// no effect on what the program computes). One instruction.
+@inlinable
+@inline(__always)
+package func _cachePrefetch(_ address: UnsafeRawPointer?) {
+  _binding_prefetch(address)
 }

@@ -1,5 +1,4 @@
 import Synchronization
-public import _BindingThreadLocal
 
 /// Whether this thread is resolving a key path by access tracking.
 ///
@@ -13,7 +12,7 @@ public import _BindingThreadLocal
 @inlinable
 @inline(__always)
 func _isTracking() -> Bool {
-  _binding_trackingDepth() != 0
+  _trackingDepth() != 0
 }
 
 /// Records a read of an `@Observed` property of `object` whose storage names the slot numbered

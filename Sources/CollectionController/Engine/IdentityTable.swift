@@ -1,4 +1,4 @@
-public import _BindingThreadLocal
+import Binding
 
 /// An open-addressing hash table (linear probing) from object identities to `Int32` slot
 /// numbers of a pool that the owner keeps: the key of a bucket is the identity of what its slot
@@ -64,7 +64,7 @@ struct _IdentityTable {
       // Safe: a non-empty table's bucket index is below its count (the hash keeps the top
       // bits for a power-of-two count), and a prefetch never faults anyway.
       if let base = buckets.baseAddress, !buckets.isEmpty {
-        _binding_prefetch(base + bucket(ofBits: bits))
+        _cachePrefetch(base + bucket(ofBits: bits))
       }
     }
   }

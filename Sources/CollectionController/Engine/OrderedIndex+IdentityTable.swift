@@ -1,5 +1,5 @@
+import Binding
 import Foundation
-public import _BindingThreadLocal
 
 // The identity table of `_OrderedIndex` (see `_IdentityTable`): the key of a bucket is the
 // identity kept in the record of its slot, so lookups load no element (no generic copy, no
@@ -66,8 +66,8 @@ extension _OrderedIndex {
         // Safe: the table maps slots of `_slots` only, and a prefetch never faults anyway.
         // Both ends of the record: a 24-byte record can straddle two lines.
         guard let base = slots.baseAddress else { return }
-        _binding_prefetch(base + Int(slot))
-        _binding_prefetch(UnsafeRawPointer(base + Int(slot)) + (MemoryLayout<_IndexSlot>.size - 1))
+        _cachePrefetch(base + Int(slot))
+        _cachePrefetch(UnsafeRawPointer(base + Int(slot)) + (MemoryLayout<_IndexSlot>.size - 1))
       }
     }
   }
@@ -105,9 +105,9 @@ extension _OrderedIndex {
       // One per 64-byte line (16 entries), and the last entry: an array's elements need not
       // start on a line, so `count` entries can reach one line more.
       for entry in stride(from: offset, to: offset + count, by: 16) {
-        _binding_prefetch(base + entry)
+        _cachePrefetch(base + entry)
       }
-      if count > 1 { _binding_prefetch(base + offset + count - 1) }
+      if count > 1 { _cachePrefetch(base + offset + count - 1) }
     }
   }
 

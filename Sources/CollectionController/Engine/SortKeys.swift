@@ -1,5 +1,5 @@
+import Binding
 import Foundation
-public import _BindingThreadLocal
 
 /// The sort keys of an ordered index's elements, read once and kept by slot, so that a
 /// comparison compares two kept values with specialised code instead of reading both elements
@@ -361,7 +361,7 @@ struct _KeptColumn {
     // Unsigned: a negative slot is out of range too.
     guard UInt(bitPattern: slot) < UInt(bitPattern: count) else { return }
     // A prefetch never faults, whatever the address, and reads nothing into the program.
-    _binding_prefetch(UnsafeRawPointer(bitPattern: base &+ UInt(bitPattern: slot &* stride)))
+    _cachePrefetch(UnsafeRawPointer(bitPattern: base &+ UInt(bitPattern: slot &* stride)))
   }
 }
 

@@ -12,31 +12,40 @@ import Foundation
 /// let tagList = try RelationController(\.tags, of: photo)
 /// ```
 ///
-/// Only `Array` and `Set` conform; the requirement is the package's own.
-public protocol RelationCollection: Sequence where Element: AnyObject {
-  /// The collection as a relation controller reads it.
-  var _relationContent: _RelationContent<Element> { get }
-}
+/// `Array` and `Set` conform. The protocol has no requirements: a relation of another
+/// conforming type is read as an array of its elements, in the order the sequence lists them.
+public protocol RelationCollection: Sequence where Element: AnyObject {}
 
-/// A relation's value as a relation controller reads it (see ``RelationCollection``).
-public struct _RelationContent<Element: AnyObject> {
-  @usableFromInline
-  let value: _RelationValue<Element>
+extension Array: RelationCollection where Element: AnyObject {}
 
+extension Set: RelationCollection where Element: AnyObject {}
+
+extension RelationCollection {
+  /// The relation as a controller reads it: an array as it is, a set with its `Hashable` element
+  /// type erased, another sequence as an array of its elements.
+  ///
+  /// In a client's code, specialised for the relation's type, the array case is decided at
+  /// compile time; the set case is one cast to `_SetRelation`, which supplies the `Hashable`
+  /// conformance that a `RelationCollection` does not name.
   @inlinable
-  init(value: _RelationValue<Element>) {
-    self.value = value
+  var _relationValue: _RelationValue<Element> {
+    if let array = self as? [Element] { return .array(array) }
+    if let set = self as? any _SetRelation<Element> { return set._setRelationValue }
+    return .array(Array(self))
   }
 }
 
-extension Array: RelationCollection where Element: AnyObject {
-  /// The array as a relation controller reads it.
-  @inlinable
-  public var _relationContent: _RelationContent<Element> { _RelationContent(value: .array(self)) }
+/// A set of objects, whose value a controller reads with its `Hashable` element type erased.
+@usableFromInline
+protocol _SetRelation<Member> {
+  /// The element type.
+  associatedtype Member: AnyObject
+  /// The set as a controller reads it.
+  var _setRelationValue: _RelationValue<Member> { get }
 }
 
-extension Set: RelationCollection where Element: AnyObject {
-  /// The set as a relation controller reads it.
+extension Set: _SetRelation where Element: AnyObject {
+  /// The set as a controller reads it.
   @inlinable
-  public var _relationContent: _RelationContent<Element> { _RelationContent(value: .set(self)) }
+  var _setRelationValue: _RelationValue<Element> { .set(self) }
 }

@@ -547,7 +547,7 @@ extension RelationController {
     delivery: ObservationDelivery, isolation: (any Actor)?
   ) throws(RelationConfigurationError) where Relation.Element == Element {
     try self.init(
-      owner: owner, relation: relation, initial: owner[keyPath: relation]._relationContent.value,
+      owner: owner, relation: relation, initial: owner[keyPath: relation]._relationValue,
       config: config, permanentSectionKey: permanentSectionKey, delivery: delivery,
       isolation: isolation
     ) { controller in
@@ -560,7 +560,7 @@ extension RelationController {
           controller._ownerEnded(deleted: true)
         } else {
           controller._enqueueRelation(
-            .relation(change.newValue._relationContent.value, hint: controller._hint()))
+            .relation(change.newValue._relationValue, hint: controller._hint()))
         }
       }
     }

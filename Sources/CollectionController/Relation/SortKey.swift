@@ -38,40 +38,6 @@ public struct SortKey<Compared>: SortComparator, Sendable {
   @usableFromInline
   let _makeReader: @Sendable (_ ascending: Bool) -> _KeyReader<Compared>?
 
-  /// A sort key on `keyPath`.
-  ///
-  /// - Parameters:
-  ///   - keyPath: The value to sort by. Write the key path here, as a literal: the expression
-  ///     is evaluated twice (once for the read, which then compiles into a direct getter call,
-  ///     once for the key path the sort key keeps), so pass a literal or a variable, not a
-  ///     call with side effects.
-  ///   - order: `.forward` (the default) for ascending values, `.reverse` for descending.
-  @_transparent
-  public init<Value: _SortKeyValue>(
-    _ keyPath: @autoclosure () -> KeyPath<Compared, Value> & Sendable,
-    order: SortOrder = .forward
-  ) {
-    // Two evaluations: the optimiser turns a key-path literal's read into a getter call only
-    // when the literal has no other use.
-    self.init(_keyPath: keyPath(), read: _sortKeyReader(keyPath()), order: order)
-  }
-
-  /// A sort key on `keyPath`, a key path to an optional value: `nil` orders before every
-  /// value.
-  ///
-  /// - Parameters:
-  ///   - keyPath: The value to sort by. Write the key path here, as a literal: the expression
-  ///     is evaluated twice (as for a key path to a value that is not optional), so pass a
-  ///     literal or a variable, not a call with side effects.
-  ///   - order: `.forward` (the default) for ascending values, `.reverse` for descending.
-  @_transparent
-  public init<Value: _SortKeyValue>(
-    _ keyPath: @autoclosure () -> KeyPath<Compared, Value?> & Sendable,
-    order: SortOrder = .forward
-  ) {
-    self.init(_optionalKeyPath: keyPath(), read: _sortKeyReader(keyPath()), order: order)
-  }
-
   @inlinable
   init<Value: _SortKeyValue>(
     _keyPath keyPath: KeyPath<Compared, Value> & Sendable,
@@ -124,18 +90,101 @@ extension SortKey: CustomStringConvertible {
   }
 }
 
-/// What a `SortKey`'s value must be: `Comparable`, and (from Swift 6.2, which checks it) a type
-/// whose metatype may cross isolation domains, as every type's does unless it is isolated.
+// The public initialisers spell out what a value must be, once for each compiler: from Swift 6.2,
+// which checks it, a type whose metatype may cross isolation domains (`SendableMetatype`, as every
+// type's does unless it is isolated); before, `Comparable` only. (A type alias would have to be
+// public to appear in them.)
 #if compiler(>=6.2)
-  public typealias _SortKeyValue = Comparable & SendableMetatype
+  extension SortKey {
+    /// A sort key on `keyPath`.
+    ///
+    /// - Parameters:
+    ///   - keyPath: The value to sort by. Write the key path here, as a literal: the expression
+    ///     is evaluated twice (once for the read, which then compiles into a direct getter call,
+    ///     once for the key path the sort key keeps), so pass a literal or a variable, not a
+    ///     call with side effects.
+    ///   - order: `.forward` (the default) for ascending values, `.reverse` for descending.
+    @_transparent
+    public init<Value: Comparable & SendableMetatype>(
+      _ keyPath: @autoclosure () -> KeyPath<Compared, Value> & Sendable,
+      order: SortOrder = .forward
+    ) {
+      // Two evaluations: the optimiser turns a key-path literal's read into a getter call only
+      // when the literal has no other use.
+      self.init(_keyPath: keyPath(), read: _sortKeyReader(keyPath()), order: order)
+    }
+
+    /// A sort key on `keyPath`, a key path to an optional value: `nil` orders before every
+    /// value.
+    ///
+    /// - Parameters:
+    ///   - keyPath: The value to sort by. Write the key path here, as a literal: the expression
+    ///     is evaluated twice (as for a key path to a value that is not optional), so pass a
+    ///     literal or a variable, not a call with side effects.
+    ///   - order: `.forward` (the default) for ascending values, `.reverse` for descending.
+    @_transparent
+    public init<Value: Comparable & SendableMetatype>(
+      _ keyPath: @autoclosure () -> KeyPath<Compared, Value?> & Sendable,
+      order: SortOrder = .forward
+    ) {
+      self.init(_optionalKeyPath: keyPath(), read: _sortKeyReader(keyPath()), order: order)
+    }
+  }
 #else
-  public typealias _SortKeyValue = Comparable
+  extension SortKey {
+    /// A sort key on `keyPath`.
+    ///
+    /// - Parameters:
+    ///   - keyPath: The value to sort by. Write the key path here, as a literal: the expression
+    ///     is evaluated twice (once for the read, which then compiles into a direct getter call,
+    ///     once for the key path the sort key keeps), so pass a literal or a variable, not a
+    ///     call with side effects.
+    ///   - order: `.forward` (the default) for ascending values, `.reverse` for descending.
+    @_transparent
+    public init<Value: Comparable>(
+      _ keyPath: @autoclosure () -> KeyPath<Compared, Value> & Sendable,
+      order: SortOrder = .forward
+    ) {
+      // Two evaluations: the optimiser turns a key-path literal's read into a getter call only
+      // when the literal has no other use.
+      self.init(_keyPath: keyPath(), read: _sortKeyReader(keyPath()), order: order)
+    }
+
+    /// A sort key on `keyPath`, a key path to an optional value: `nil` orders before every
+    /// value.
+    ///
+    /// - Parameters:
+    ///   - keyPath: The value to sort by. Write the key path here, as a literal: the expression
+    ///     is evaluated twice (as for a key path to a value that is not optional), so pass a
+    ///     literal or a variable, not a call with side effects.
+    ///   - order: `.forward` (the default) for ascending values, `.reverse` for descending.
+    @_transparent
+    public init<Value: Comparable>(
+      _ keyPath: @autoclosure () -> KeyPath<Compared, Value?> & Sendable,
+      order: SortOrder = .forward
+    ) {
+      self.init(_optionalKeyPath: keyPath(), read: _sortKeyReader(keyPath()), order: order)
+    }
+  }
+#endif
+
+/// What a `SortKey`'s value must be: `Comparable`, and (from Swift 6.2, which checks it) a type
+/// whose metatype may cross isolation domains, as every type's does unless it is isolated. The
+/// public initialisers spell it out (see above).
+#if compiler(>=6.2)
+  @usableFromInline
+  typealias _SortKeyValue = Comparable & SendableMetatype
+#else
+  @usableFromInline
+  typealias _SortKeyValue = Comparable
 #endif
 
 /// A `@Sendable` closure that reads `keyPath`, formed where `keyPath` is a literal so that the
-/// optimiser can turn the read into a direct getter call (as `Binding`'s `_reader`).
+/// optimiser can turn the read into a direct getter call (as `Binding`'s `_reader`). Transparent,
+/// so it is inlined into the public transparent initialisers before they are inlined into a client.
+@usableFromInline
 @_transparent
-public func _sortKeyReader<Root, Value>(
+func _sortKeyReader<Root, Value>(
   _ keyPath: KeyPath<Root, Value> & Sendable
 ) -> @Sendable (Root) -> Value {
   { $0[keyPath: keyPath] }
