@@ -22,24 +22,15 @@ extension _OrderedIndex {
     return (key, position)
   }
 
-  /// Removes the elements with identities `ids` (those in the index), without comparing
-  /// elements, then at once the sections they left empty: `detach(contentsOf:)`, then
-  /// `removeDetached()`.
+  /// Takes the elements with identities `ids` (those in the index) out of their sections, then
+  /// at once the sections they left empty, but keeps each one's slot, with its identity and
+  /// element, for `insert(_:sequence:at:)` to put it back: a move then frees no slot and
+  /// allocates none, and leaves the identity table and the element's reference alone.
+  /// `removeDetached()` then removes those not put back.
   ///
-  /// - Complexity: O(k log n) for k identities, plus O(s) once if a section disappears.
-  ///   (Removing them one by one costs O(s) for each section that disappears, the later
-  ///   sections' shift and their roots' tags: quadratic when one transaction empties many
-  ///   sections, 0.6 s for 4x10^4 one-element sections.)
-  @inlinable
-  mutating func remove(contentsOf ids: some Sequence<ObjectIdentifier>) {
-    detach(contentsOf: ids)
-    removeDetached()
-  }
-
-  /// Takes the elements with identities `ids` (those in the index) out of their sections, as
-  /// `remove(contentsOf:)` does, but keeps each one's slot, with its identity and element, for
-  /// `insert(_:sequence:at:)` to put it back: a move then frees no slot and allocates none,
-  /// and leaves the identity table and the element's reference alone.
+  /// The emptied sections go at once, not one by one: each section that goes shifts the later
+  /// ones and retags their roots, O(s), which one by one is quadratic when a transaction
+  /// empties many sections.
   ///
   /// Until they go back or `removeDetached()` frees them, detached elements are not in the
   /// index for any lookup. A detached slot's record has no leaf (-1), as the last free slot's

@@ -57,8 +57,7 @@ import Foundation
 /// - Complexity: With *n* elements and *s* sections, insertion takes O(log n) comparisons;
 ///   insertion, removal, locating an element and reading by position take O(log n) time (plus
 ///   O(log s) key comparisons to find a section and O(s) when a section appears or disappears;
-///   the sections that a batch of removals, `remove(contentsOf:)` or `detach(contentsOf:)`,
-///   empties cost O(s) once).
+///   the sections that a batch of removals, `detach(contentsOf:)`, empties cost O(s) once).
 @usableFromInline
 struct _OrderedIndex<Element: AnyObject, SectionKey: Hashable & Comparable>: ~Copyable {
   /// Compares two elements by their live sort keys; `.orderedSame` falls back to sequence numbers.
