@@ -41,10 +41,8 @@ struct _KeptColumn {
 /// Where the first two stores of a walk keep their values (see `_StagedComparison.addresses()`),
 /// for a descent's prefetches (see `_OrderedIndex._descend`).
 ///
-/// Taken once per walk: asking each store through a virtual call per prefetch cost more than
-/// the prefetches saved (a move 10% slower at 10^4 and 5% at 10^6 than with no prefetch, where
-/// these addresses made it 1-2% and 6% faster: `--profile-relation`, 12 rounds interleaved in
-/// one process).
+/// Taken once per walk: asking each store through a virtual call per prefetch costs more than
+/// the prefetch saves, while reading an address from here costs a multiplication.
 @usableFromInline
 struct _KeptAddresses {
   /// Where the first store keeps its values (`.none` if there is no store).

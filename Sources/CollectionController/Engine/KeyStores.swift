@@ -2,9 +2,9 @@ import Foundation
 
 /// `Int` keys.
 ///
-/// (In every store, `values` and `staged` skip run-time exclusivity checks, which were a tenth
-/// of each comparison: only the drainer touches them, and no access to them is open while
-/// user code runs.)
+/// (In every store, `values` and `staged` skip run-time exclusivity checks, a large share of
+/// each comparison: only the drainer touches them, and no access to them is open while user
+/// code runs.)
 @usableFromInline
 final class _IntKeys: _KeyStoreBase, _TypedKeyStore {
   @inlinable

@@ -112,9 +112,8 @@ extension _OrderedIndex {
   }
 
   /// Where `slots` keep their sequences, the tie-break of a descent's comparisons (see
-  /// `_KeptColumn`). Asking for them with the kept keys made a move at 10^6 2-4% faster, at
-  /// 10^4 no slower (`--profile-relation`, 12 rounds interleaved in one process, three times):
-  /// at 10^6 the two keys often tie at the end of a descent (13,000 albums a year, 2,000 titles).
+  /// `_KeptColumn`), asked for with the kept keys: in a large index the keys often tie at the
+  /// end of a descent, where the sequences decide.
   @inlinable
   static func _sequenceAddresses(_ slots: ContiguousArray<_IndexSlot>) -> _KeptColumn {
     slots.withUnsafeBufferPointer { slots in
@@ -131,9 +130,8 @@ extension _OrderedIndex {
   /// Before each comparison, the descent hands `prefetch` the slots of the two comparisons
   /// that may follow it in the same node or leaf (the middles of both halves), for their keys
   /// and sequences: in a large index each comparison waits for a cache miss, and the one after
-  /// it, whichever way this one goes, then finds its keys on the way. Asking for the whole
-  /// node's or leaf's entries first, or for the slots two comparisons ahead, gained nothing
-  /// more (interleaved in one process). A descent without kept keys prefetches nothing: its
+  /// it, whichever way this one goes, then finds its keys on the way (two comparisons ahead
+  /// would ask for four slots to use one). A descent without kept keys prefetches nothing: its
   /// comparisons call the comparators, which cost far more than the two entries read here.
   @inlinable
   @inline(__always)

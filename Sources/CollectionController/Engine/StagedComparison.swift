@@ -7,12 +7,12 @@ import Foundation
 ///   those keys, as `insertionPoint` does.
 ///
 /// The first two stores are called through their common class, `_KeyStoreBase`, unretained (the
-/// `_SortKeys` whose `stores` hold them outlives every walk): one virtual call each. Called
-/// through their `any _KeyStore` existentials, they were retained and released around every
-/// call, even from a local: four atomic operations per comparison. An `unowned(unsafe)`
-/// reference does not help, because loading one makes a strong copy. The calls are written out
-/// rather than looped over: a loop over all the stores made a move 9% slower, and one walk
-/// taking a closure 6% (`--profile-relation`, user time, 7 runs each).
+/// `_SortKeys` whose `stores` hold them outlives every walk): one virtual call each. A call
+/// through an `any _KeyStore` existential retains and releases the store around it, even from
+/// a local: four atomic operations per comparison. An `unowned(unsafe)` reference does not
+/// help, because loading one makes a strong copy. The calls are written out rather than looped
+/// over, and take no closure: a move runs little more than its comparisons, so a loop's or a
+/// closure's overhead in each of them shows in every move.
 @usableFromInline
 struct _StagedComparison {
   /// The first two stores, unretained: the `_SortKeys` whose `stores` hold them outlives the walk.
