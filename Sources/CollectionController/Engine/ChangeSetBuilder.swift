@@ -6,23 +6,26 @@ import Foundation
 ///
 /// ```swift
 /// var builder = _ChangeSetBuilder(before: index)
-/// for (element, changed) in dirty {                 // 1. touch, on the unmodified index
+/// for (element, changed) in dirty {                   // 1. touch, on the unmodified index
 ///   builder.touch(element, changedAttributes: changed, in: index)
 /// }
-/// for (element, _) in dirty {                       // 2. remove every touched element,
-///   index.remove(ObjectIdentifier(element))
+/// index.detach(contentsOf: builder.touchedSlots)      // 2. take every touched element out,
+/// for (element, _) in dirty where isMember(element) { //    insert again those that belong
+///   let point = index.insertionPoint(
+///     for: element, sectionKey: key(element), sequence: sequence(element))
+///   index.insert(element, sequence: sequence(element), at: point)
 /// }
-/// for (element, _) in dirty where isMember(element) {   // then insert those that belong
-///   index.insert(element, sectionKey: key(element), sequence: sequence(element))
+/// index.removeDetached()                              //    and remove the others
+/// var changes = RelationChangeSet<Element>()
+/// if builder.finish(after: index, into: &changes) {   // 3. false when nothing visible changed
+///   deliver(changes)
 /// }
-/// let changes = builder.finish(after: index)        // 3. nil when nothing visible changed
 /// ```
 ///
 /// Touch every element whose membership, section or sort keys may have changed, every element
 /// that entered or left, and every element whose observed attributes changed. Elements not
 /// touched must keep their section and their order relative to each other (the index's stable
-/// order guarantees that when their keys did not change). `_OrderedIndex.applyTransaction` does
-/// all three steps.
+/// order guarantees that when their keys did not change).
 ///
 /// The result follows UIKit's batch-update rules (see `ChangeSet`) and is nearly minimal in
 /// moves: a touched element that stays in its section is reported as a move only when leaving
@@ -31,8 +34,8 @@ import Foundation
 /// with them do (`_keptInPlace`: no move from a position to the same position).
 ///
 /// For a whole-relation replacement, diff the memberships by identity and touch only the
-/// elements that entered or left (plus those whose keys changed): with 1% churn at n = 10^5 that
-/// is ~3 ms in release here, while touching all 10^5 elements (a changed sort, say) is ~225 ms.
+/// elements that entered or left (plus those whose keys changed): the cost is then in the churn,
+/// where touching every element (as a changed sort must) costs O(n log n).
 ///
 /// - Complexity: `touch` is expected O(log n); `finish` is O(k log n + k log k) for *k* touched
 ///   elements in an index of *n*.
@@ -191,27 +194,10 @@ struct _ChangeSetBuilder<Element: AnyObject, SectionKey: Hashable & Comparable> 
       newKey: new.map { index.sectionKey(at: $0.section) }, new: new, changed: touch.changed)
   }
 
-  /// Finishes the transaction on the modified `index`.
-  ///
-  /// - Parameter oneElementShortcut: Whether a transaction that touched one element takes the
-  ///   shortcut (`_finishOne`); `false` only to test that both give the same change set.
-  /// - Returns: The change set, or `nil` if nothing visible changed.
-  /// - Complexity: O(k log n + k log k) for *k* touched elements.
-  @inlinable
-  mutating func finish(
-    after index: borrowing _OrderedIndex<Element, SectionKey>, oneElementShortcut: Bool = true
-  ) -> RelationChangeSet<Element>? {
-    var changes = RelationChangeSet<Element>()
-    guard finish(after: index, oneElementShortcut: oneElementShortcut, into: &changes) else {
-      return nil
-    }
-    return changes
-  }
-
   /// Finishes the transaction on the modified `index`, writing the change set into `changes`
   /// (empty when called): the controller's path, where the change set is built where it stays
-  /// (returning it from a variable copied it, retaining each of its arrays, and destroyed the
-  /// original; an explicit `consume` does not compile there with Swift 6.3.1).
+  /// (returning it from a variable copies it, retaining each of its arrays, and destroys the
+  /// original; an explicit `consume` does not compile there with Swift 6.3).
   ///
   /// - Returns: Whether something visible changed (`changes` is not empty).
   /// - Complexity: O(k log n + k log k) for *k* touched elements.
@@ -488,37 +474,6 @@ extension _ChangeSetBuilder {
   }
 }
 
-extension _OrderedIndex {
-  /// Runs one transaction: touches `touched`, removes them all, inserts again those that
-  /// `placement` places, and returns the change set (`nil` if nothing visible changed).
-  ///
-  /// - Parameters:
-  ///   - touched: The elements whose membership, keys or observed attributes may have changed,
-  ///     with whether observed attributes changed. Elements not in the index may be listed.
-  ///   - placement: The section key and sequence number of an element that belongs in the index
-  ///     after the transaction, or `nil` for one that does not (left the relation or the filter).
-  /// - Complexity: O(k log n + k log k) for *k* touched elements.
-  @inlinable
-  mutating func applyTransaction(
-    touching touched: [(element: Element, changedAttributes: Bool)],
-    placement: (Element) -> (sectionKey: SectionKey, sequence: UInt64)?
-  ) -> RelationChangeSet<Element>? {
-    var builder = _ChangeSetBuilder(before: self)
-    for (element, changed) in touched {
-      builder.touch(element, changedAttributes: changed, in: self)
-    }
-    for (element, _) in touched {
-      remove(ObjectIdentifier(element))
-    }
-    for (element, _) in touched where !contains(ObjectIdentifier(element)) {
-      if let place = placement(element) {
-        insert(element, sectionKey: place.sectionKey, sequence: place.sequence)
-      }
-    }
-    return builder.finish(after: self)
-  }
-}
-
 /// A touched element present in the same surviving section before and after, with as many
 /// untouched elements before it on both sides: it may stay unmentioned. (Not nested in the
 /// generic builder, so that sorting these runs specialised code.)
@@ -573,10 +528,8 @@ func _sortedByRow(_ rows: [(Int, Int)]) -> [(Int, Int)] { rows.sorted { $0.0 < $
 /// agree with all of them. So no candidate moves from a position to the same position
 /// (reversing three elements moves the outer two, not the middle one too). The price is moves
 /// beyond the minimum where an unchanged row sits between two blocks that swap (2k moves for
-/// blocks of k, instead of k + 1); on random reorders of 30 to 1,000 rows with locality it was
-/// 0.5–1.8% more moves (measured once, while choosing this rule over a minimal one that only
-/// prefers unchanged rows among the longest subsets, which left about one same-position move
-/// per reorder of 100 rows or more).
+/// blocks of k, instead of k + 1), a small share of a reorder's moves; the minimal rule (the
+/// unchanged rows preferred only among the longest subsets) leaves same-position moves instead.
 ///
 /// - Complexity: O(m log m) for *m* candidates.
 @inlinable
