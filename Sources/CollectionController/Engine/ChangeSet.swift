@@ -356,7 +356,7 @@ extension RelationChangeSet {
 }
 
 /// A set of section indexes that allocates nothing while it is empty (most change sets change
-/// no section, and an empty `IndexSet` allocates twice on Linux: about 75 ns a set). Sorted
+/// no section, and an empty `IndexSet` allocates twice on Linux). Sorted
 /// and without duplicates; a change set changes few sections, so a plain array is enough.
 @usableFromInline
 struct _SectionSet: Sequence, Sendable {

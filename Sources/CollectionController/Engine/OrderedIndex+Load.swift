@@ -117,7 +117,7 @@ extension _OrderedIndex {
     _removeAllTrees(keepingCapacity: true)
     _table.removeAll()
     // A sixteenth more than the elements: the first appends after a load do not move every
-    // slot (a growth copies the whole array: about 10 ms at 10^6), for 2 bytes per element.
+    // slot (a growth copies the whole array), for 2 bytes per element.
     reserveCapacity(load.elements.count + load.elements.count / 16)
     for offset in load.elements.indices {
       let slot = _allocate(load.elements[offset], sequence: load.sequences[offset])

@@ -12,24 +12,6 @@ extension _OrderedIndex {
     _find(id) >= 0
   }
 
-  /// The element with identity `id`, or `nil`.
-  ///
-  /// - Complexity: Expected O(1).
-  @inlinable
-  func element(for id: ObjectIdentifier) -> Element? {
-    let slot = _find(id)
-    return slot < 0 ? nil : _elements[Int(slot)]
-  }
-
-  /// The sequence number the element with identity `id` was inserted with, or `nil`.
-  ///
-  /// - Complexity: Expected O(1).
-  @inlinable
-  func sequence(for id: ObjectIdentifier) -> UInt64? {
-    let slot = _find(id)
-    return slot < 0 ? nil : _slots[Int(slot)].sequence
-  }
-
   /// The position of the element with identity `id`, or `nil` if it is not in the index.
   ///
   /// - Complexity: Expected O(log n), without comparisons.
