@@ -59,7 +59,7 @@ public protocol ObservableModel: BindingReceiver {
 public struct ObservationStorage: ~Copyable, Sendable {
   /// 0 until something observes the object; then the address of the retained `_ModelState`;
   /// or, while one relation controller alone watches the object as an element whose
-  /// evaluation read nothing else (a lone watch, see `Watch.swift`), the address of that
+  /// evaluation read nothing else (a lone watch, see `StateWord.swift`), the address of that
   /// controller's retained `_WatchSink` with bit 0 set, so that no state is allocated for it.
   @usableFromInline
   let _state = Atomic<UInt>(0)

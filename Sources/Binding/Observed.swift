@@ -10,7 +10,7 @@ import Synchronization
 /// ```
 ///
 /// Reading and writing the property costs about what a plain stored property costs while
-/// nothing observes it: the wrapper holds the value and one pointer, set when the first
+/// nothing observes it: the wrapper holds the value and one number, set when the first
 /// observer arrives. Observers hear every write that changes the value (for `Equatable`
 /// values, a write of an equal value is not a change unless an observer asked for
 /// ``ObservationOptions/everySet``).
@@ -32,7 +32,7 @@ public struct Observed<Value> {
   /// 0 until then. Storage copied from another object names that object's slot, so the
   /// accessors look the number up in the object's own state (see `_SlotID`).
   @usableFromInline
-  var _slot: UInt
+  var _slot: _SlotNumber
 
   /// Creates the property with its initial value.
   ///
@@ -140,7 +140,7 @@ public struct Observed<Value> {
 }
 
 extension Observed: _ObservedStorage {
-  var _slotID: UInt { _slot }
+  var _slotID: _SlotNumber { _slot }
 }
 
 extension Observed: Equatable where Value: Equatable {

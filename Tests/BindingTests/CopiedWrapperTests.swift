@@ -101,18 +101,18 @@ import Testing
     @Observed var y = 0
 
     /// What the storage of `x` and `y` holds to name their slots.
-    var xSlot: UInt {
+    var xSlot: UInt64 {
       get { _x._slot }
       set { _x._slot = newValue }
     }
-    var ySlot: UInt {
+    var ySlot: UInt64 {
       get { _y._slot }
       set { _y._slot = newValue }
     }
   }
 
   /// The number of `pair.x`'s slot, made by observing it once.
-  static func slotOfX(_ pair: Pair) -> UInt {
+  static func slotOfX(_ pair: Pair) -> UInt64 {
     pair.observe(\.x) { _ in }.cancel()
     return pair.xSlot
   }
@@ -120,7 +120,7 @@ import Testing
   /// Invariant of `_SlotID`: no two slots ever get the same number, also when a slot reuses
   /// the memory of a freed one (which allocators do at once for an object of the same size).
   @Test func slotNumbersAreNeverReused() {
-    var seen: Set<UInt> = []
+    var seen: Set<UInt64> = []
     for _ in 0..<200 {
       let pair = Pair()
       let id = Self.slotOfX(pair)

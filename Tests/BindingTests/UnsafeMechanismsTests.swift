@@ -146,7 +146,7 @@ import Testing
     let state = model.observation.state(of: model)
     // Shared on purpose: what is under test is the directory's reads racing its growth.
     let shared = _Transfer((model, state))
-    let adopted = Mutex<[UInt]>([])
+    let adopted = Mutex<[UInt64]>([])
     let misses = Atomic<Int>(0)
     DispatchQueue.concurrentPerform(iterations: 4) { worker in
       if worker == 0 {

@@ -66,7 +66,7 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
   /// so that the hot path retains nothing (`_state` owns the read).
   @usableFromInline
   @exclusivity(unchecked)
-  var _singleSlot: UInt = 0
+  var _singleSlot: _SlotNumber = 0
 
   @usableFromInline
   struct _Evaluation {
@@ -313,11 +313,15 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
     if slots.contains(where: { !$0.isOwned(by: root) }) { _keepWeakRoot(root) }
     // Another thread may have re-attached this registration meanwhile (two properties it reads
     // changed at once on two threads): the first to commit wins, the other backs off.
-    let committed = _state.withLock { state -> Bool in
-      guard let current = state, _Read.sameEntries(current.reads, oldReads) else { return false }
+    // The replaced evaluation comes out of the lock and is dropped after it: its value may be
+    // the last reference to a user object (another thread's evaluation committed it meanwhile).
+    let replaced = _state.withLock { state -> _Evaluation? in
+      guard let current = state, _Read.sameEntries(current.reads, oldReads) else { return nil }
       state = _Evaluation(value: _keepsValue ? value : nil, reads: kept + added)
-      return true
+      return current
     }
+    let committed = replaced != nil
+    withExtendedLifetime(replaced) {}
     if committed {
       lifetime.replaceAttachments(keeping: kept.map { $0.entry }, adding: added.map { $0.entry })
     } else {

@@ -30,11 +30,15 @@ final class _ModelState: _Lock<_ModelState.State>, @unchecked Sendable {
     /// Removes the registrations that ended from `records` and returns them, for the caller
     /// to drop once the lock is released: the last reference to a registration may hold its
     /// handler, and so the last reference to a user object, whose `deinit` must not run under
-    /// the lock. Allocates only when one ended.
+    /// the lock. Each registration is asked once (another thread may end one meanwhile: it
+    /// goes either way, never removed without being returned). Allocates only when one ended.
     static func takeEnded<R: _Record>(_ records: inout [R]) -> [R] {
-      guard records.contains(where: { !$0.isActive }) else { return [] }
-      let ended = records.filter { !$0.isActive }
-      records.removeAll { !$0.isActive }
+      var ended: [R] = []
+      records.removeAll { record in
+        guard !record.isActive else { return false }
+        ended.append(record)
+        return true
+      }
       return ended
     }
 
@@ -104,7 +108,7 @@ final class _ModelState: _Lock<_ModelState.State>, @unchecked Sendable {
   /// A property's storage can be copied into another object (`_name = other._name`), slot
   /// number and all; it must not be followed (its object may be gone), so the accessors look
   /// it up here: a slot listed here is one of this object's, alive as long as the object.
-  func slot(named id: UInt) -> _Unretained<_AnySlot>? { slotDirectory.slot(named: id) }
+  func slot(named id: _SlotNumber) -> _Unretained<_AnySlot>? { slotDirectory.slot(named: id) }
 
   /// Adds a registration rooted at the object, dropping the ones that have ended.
   ///

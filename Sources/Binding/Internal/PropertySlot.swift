@@ -45,7 +45,7 @@ final class _SlotEntry {
 
 /// The observers of one `@Observed` property of one object; also the property's identity.
 ///
-/// The wrapper keeps an unowned pointer to its slot; the object's `_ModelState` owns it, so the
+/// The wrapper names its slot by number (`_SlotID`); the object's `_ModelState` owns it, so the
 /// slot lives as long as the object (registrations may keep it a little longer). Entries are
 /// kept in a manually managed buffer of retained pointers so that walking them on every change
 /// costs no reference counting.
@@ -73,7 +73,7 @@ final class _AnySlot {
   /// What `@Observed` storage holds to name this slot: a number no other slot of any object
   /// had or will have (see `_SlotID`).
   @usableFromInline
-  let id: UInt
+  let id: _SlotNumber
 
   init(owner: AnyObject) {
     self.ownerID = ObjectIdentifier(owner)
@@ -189,16 +189,21 @@ final class _AnySlot {
 /// mistake it for one of its own, whatever the platform's pointers look like (tagged top
 /// bytes, address spaces wider than 48 bits). 0 means "no slot"; a 64-bit count does not wrap.
 enum _SlotID {
-  private static let counter = Atomic<UInt>(0)
+  private static let counter = Atomic<UInt64>(0)
 
   /// A number no slot had before.
-  static func next() -> UInt { counter.wrappingAdd(1, ordering: .relaxed).newValue }
+  static func next() -> _SlotNumber { counter.wrappingAdd(1, ordering: .relaxed).newValue }
 }
+
+/// The number that names a slot (see `_SlotID`): 64 bits on every platform, so that it does
+/// not wrap where `UInt` has 32.
+@usableFromInline
+typealias _SlotNumber = UInt64
 
 /// Lets reflection find which stored property holds a slot.
 protocol _ObservedStorage {
   /// The number of the slot the storage names (0 for none).
-  var _slotID: UInt { get }
+  var _slotID: _SlotNumber { get }
 }
 
 /// Returns `==` for `Value` when it is `Equatable`, or `nil`.
@@ -244,7 +249,7 @@ struct _SlotDirectory: ~Copyable {
   }
 
   /// The slot numbered `id`, or `nil`. Any thread, no lock; O(number of slots).
-  func slot(named id: UInt) -> _Unretained<_AnySlot>? {
+  func slot(named id: _SlotNumber) -> _Unretained<_AnySlot>? {
     let count = _count.load(ordering: .acquiring)
     let address = _list.load(ordering: .acquiring)
     guard count > 0, address != 0 else { return nil }
@@ -261,7 +266,7 @@ struct _SlotDirectory: ~Copyable {
 /// A list of `_SlotDirectory`'s entries (see there).
 final class _SlotList {
   struct Entry {
-    var id: UInt
+    var id: _SlotNumber
     var slot: _Unretained<_AnySlot>
   }
 

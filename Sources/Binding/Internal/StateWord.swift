@@ -12,10 +12,11 @@ import Synchronization
 //
 // Invariants: bit 0 of an object's address is always clear (objects are at least 16-byte
 // aligned), so the tag never hides an address bit, and no other bit is touched: an address is
-// stored and loaded whole, whatever the platform puts in its top bits. The word changes only
-// by compare-and-exchange: 0 to a state or a lone watch, a lone watch to a state (under the
-// lone watch's lock, `_promoteLoneWatch`) or back to 0 (`endLoneWatch`); a state stays until
-// the object dies. Its reference is released exactly once: by the object's `deinit`
+// stored and loaded whole, whatever the platform puts in its top bits. The word changes from 0
+// to a state or a lone watch by compare-and-exchange, from a lone watch to a state by a store
+// under the lone watch's lock after checking the word is unchanged (`_promoteLoneWatch`), and
+// from a lone watch back to 0 by compare-and-exchange under that lock (`endLoneWatch`); a
+// state stays until the object dies. Its reference is released exactly once: by the object's `deinit`
 // (`_objectDidDie(word:)`), or by whoever takes a lone watch out of the word.
 // `StateWordTests` and `WatchTests` check the transitions.
 

@@ -235,7 +235,7 @@ final class _AccessRecorder {
   @exclusivity(unchecked) private var retainsSlots = true
   /// In single verify mode: the number of the one slot read last time (0 outside that mode),
   /// and the object it belongs to.
-  @exclusivity(unchecked) private var expectedSingle: UInt = 0
+  @exclusivity(unchecked) private var expectedSingle: _SlotNumber = 0
   @exclusivity(unchecked) private var expectedOwner: ObjectIdentifier?
   @exclusivity(unchecked) private var matched = 0
   @exclusivity(unchecked) private var mismatch = false
@@ -256,7 +256,7 @@ final class _AccessRecorder {
 
   /// Whether the slot numbered `slotID` (not 0), read from `owner`, is the one slot a
   /// single-property verification expects.
-  func expects(_ slotID: UInt, of owner: ObjectIdentifier) -> Bool {
+  func expects(_ slotID: _SlotNumber, of owner: ObjectIdentifier) -> Bool {
     expectedSingle == slotID && expectedOwner == owner
   }
 
@@ -376,7 +376,9 @@ final class _AccessRecorder {
   /// The slot is passed as its number, so that nothing is retained to capture it (this runs
   /// on every change of a single-property registration).
   @usableFromInline
-  static func readsOnly(_ slotID: UInt, of owner: ObjectIdentifier, _ body: () -> Void) -> Bool {
+  static func readsOnly(
+    _ slotID: _SlotNumber, of owner: ObjectIdentifier, _ body: () -> Void
+  ) -> Bool {
     _withRecorder { recorder in
       recorder.expectedSingle = slotID
       recorder.expectedOwner = owner

@@ -27,8 +27,8 @@ func _isTracking() -> Bool {
 @inline(never)
 @_effects(releasenone)
 func _recordRead<Root: ObservableModel>(
-  _ object: Root, _ slot: UInt
-) -> UInt {
+  _ object: Root, _ slot: _SlotNumber
+) -> _SlotNumber {
   guard let recorder = _ThreadState.currentRecorder else { return slot }
   // The slot a single-property registration expects, read from its root: known to be the
   // root's (a number comparison, nothing followed; storage copied into another object may

@@ -6,7 +6,9 @@ import Synchronization
 // this one, `ThreadState.swift` (thread-confined state), `PropertySlot.swift` (a property's
 // observers and an object's slot directory), `Lock.swift` (the lock and the sanitizer hooks)
 // and `KeyPathRecord.swift` (a registration's single-property mode). `StateWord.swift` keeps
-// an object's observation word, a reference in an integer with a tag, through the types here.
+// an object's observation word, a reference in an integer with a tag, through the types here;
+// `Watch.swift` packs an element's identity (never followed) with two flag bits in the free
+// alignment bits of one atomic word.
 //
 // Why by hand: a delivery's cost is mostly reference counting (an atomic retain and release
 // pair costs about as much as the rest of a target's call), and the objects on that path are
@@ -122,6 +124,10 @@ struct _Retained<Object: AnyObject> {
 /// An object held by hand in an atomic word: 0 until set, then a reference retained once,
 /// released by `release()` (the owner's `deinit`). Set once: the first of concurrent setters
 /// wins, the others' objects are released.
+///
+/// `Sendable` as the atomic word it is: the object it hands out is used as its owner says (a
+/// registrar box is `Sendable`; a weak box holds a model, shared as the model's threading
+/// contract allows).
 @usableFromInline
 struct _OnceReference<Object: AnyObject>: ~Copyable, Sendable {
   @usableFromInline

@@ -17,8 +17,8 @@ import Synchronization
 @inlinable
 @inline(never)
 func _didSet<Root: ObservableModel>(
-  _ owner: Root, storedSlot slotID: UInt, state stateAddress: UInt
-) -> (owner: _Unretained<Root>, slot: UInt, state: UInt)? {
+  _ owner: Root, storedSlot slotID: _SlotNumber, state stateAddress: UInt
+) -> (owner: _Unretained<Root>, slot: _SlotNumber, state: UInt)? {
   if slotID != 0, _didSet(owner, slot: slotID, state: stateAddress) { return nil }
   guard let made = _slotForUnobservedSet(owner, state: stateAddress) else { return nil }
   return (_Unretained(owner), made.slot, made.state)
@@ -32,7 +32,7 @@ func _didSet<Root: ObservableModel>(
 @usableFromInline
 @inline(never)
 func _didSet<Root: ObservableModel>(
-  _ owner: Root, slot slotID: UInt, state stateAddress: UInt
+  _ owner: Root, slot slotID: _SlotNumber, state stateAddress: UInt
 ) -> Bool {
   guard let slot = _stateWord(stateAddress, slotNamed: slotID) else { return false }
   _notify(owner, slot: slot, state: stateAddress)
@@ -46,7 +46,7 @@ func _didSet<Root: ObservableModel>(
 @inline(never)
 func _slotForUnobservedSet<Root: ObservableModel>(
   _ object: Root, state stateAddress: UInt
-) -> (slot: UInt, state: UInt)? {
+) -> (slot: _SlotNumber, state: UInt)? {
   var stateAddress = stateAddress
   if stateAddress & _loneWatchTag != 0 {
     if _loneWatchFired(object) { return nil }
@@ -68,7 +68,7 @@ func _slotForUnobservedSet<Root: ObservableModel>(
 /// metadata.
 @usableFromInline
 @inline(never)
-func _notify(_ owner: AnyObject, madeSlot slotID: UInt, state: UInt) {
+func _notify(_ owner: AnyObject, madeSlot slotID: _SlotNumber, state: UInt) {
   // The slot was just made and adopted by the object's state, which keeps it.
   guard let slot = _stateWord(state, slotNamed: slotID) else { return }
   _notify(owner, slot: slot, state: state)
@@ -96,7 +96,7 @@ private func _notify(_ owner: AnyObject, slot: _Unretained<_AnySlot>, state stat
 
 /// The slot of `object`'s that `slotID` names, if any (see `_didSet`).
 func _ownSlot<Root: ObservableModel>(
-  named slotID: UInt, of object: Root
+  named slotID: _SlotNumber, of object: Root
 ) -> _Unretained<_AnySlot>? {
   _stateWord(object.observation._state.load(ordering: .acquiring), slotNamed: slotID)
 }
@@ -104,7 +104,7 @@ func _ownSlot<Root: ObservableModel>(
 /// The slot that `slotID` names among the slots of the object whose `ObservationStorage` word
 /// is `word`. A slot exists only once the object's state does: with no state (0, or a lone
 /// watch), the slot is another object's.
-private func _stateWord(_ word: UInt, slotNamed slotID: UInt) -> _Unretained<_AnySlot>? {
+private func _stateWord(_ word: UInt, slotNamed slotID: _SlotNumber) -> _Unretained<_AnySlot>? {
   _modelState(inWord: word)?.with { $0.slot(named: slotID) }
 }
 
