@@ -83,9 +83,6 @@ struct _Retained<Object: AnyObject> {
   @inlinable
   init(_ object: Object) { _reference = .passRetained(object) }
 
-  @inlinable
-  init(_reference: Unmanaged<Object>) { self._reference = _reference }
-
   /// The reference stored at `address` (not zero) by `address` of a `_Retained` earlier.
   @inlinable
   init(address: UInt) {
