@@ -404,7 +404,7 @@ extension RelationControllerFuzzTests {
       }
       localStats.transactions += 1
       localStats.tallest = max(
-        localStats.tallest, albums._state.index._sections.map(\.height).max() ?? 0)
+        localStats.tallest, albums._lock.withLock { $0.index._sections }.map(\.height).max() ?? 0)
       if wroteDuringEvaluation { localStats.writesDuringEvaluation += 1 }
       wroteDuringEvaluation = false
       let content = albums.snapshot.itemIdentifiers

@@ -188,7 +188,7 @@ struct _MemberTable: Sequence {
   /// and returns what it returns. Setting the member to `nil` removes it; setting an absent one
   /// inserts it.
   ///
-  /// In place: `members.update(id) { $0?.claim = generation }` finds the member once and changes
+  /// In place: `members.update(id) { $0?.mark.overtake() }` finds the member once and changes
   /// its field where it is stored, instead of copying the member out (retaining its object and
   /// watch) and finding it again to store it back. A closure, not a `_modify` accessor: the pool
   /// subscript such an accessor yields through made its coroutine frame too large for the
@@ -334,15 +334,10 @@ struct _RelationMember {
   var fingerprint: Int
   @usableFromInline
   var _occurrences: Int32
-  /// Who re-watches the element now (see `_rewatch`): 0 nobody, 1 one thread, 2 one thread,
-  /// and something fired again meanwhile (that thread then re-watches once more).
+  /// The claim of the re-watch under way, if any (see `_RewatchMark`). It fits in the
+  /// member's padding: a member still takes 40 bytes.
   @usableFromInline
-  var rewatching: UInt8 = 0
-  /// The generation of the current claim on the element (see `_rewatch`): a re-watch commits
-  /// only if the member still carries the generation it claimed. With `rewatching`, it fits in
-  /// the member's padding: a member still takes 40 bytes.
-  @usableFromInline
-  var claim: UInt16 = 0
+  var mark = _RewatchMark()
 
   @inlinable
   init(

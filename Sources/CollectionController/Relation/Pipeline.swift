@@ -1,23 +1,38 @@
 /// The relation controller's pipeline as a state machine: events in, transactions out, one
-/// drainer at a time.
+/// drainer at a time, and the owner's end.
 ///
-/// A value behind the controller's lock. Each method takes what happened and returns what the
-/// caller must do once it has unlocked (``Action``); nothing here calls out, so no user code and
-/// no scheduling ever runs under the lock.
+/// A value behind the controller's lock: it is what every thread shares about the flow of
+/// events (the member claims of re-watches are the other part, see `_RewatchMark`). Each
+/// method takes what happened and returns what the caller must do once it has unlocked
+/// (``Action``); nothing here calls out, so no user code and no scheduling ever runs under the
+/// lock.
 ///
 /// ```
-///            receive / transactionEnded            beginDrain
-///   idle ───────────────────────────────▶ scheduled ──────────▶ draining
-///    │ ▲                                                           ▲ │
-///    │ └────────────────── next() finds the queue empty ◀──────────┼─┘
-///    └─────────────────────────────────────────────────────────────┘
-///      receive / transactionEnded, when `drainsWhereRequested` (.drain)
+///                       receive: queued; the first event after a commit
+///                       asks the caller to await the transaction's end
+///
+///            transactionEnded /                   beginDrain
+///            receiveTransaction                   (in the delivery context)
+///   idle ───────────────────────────▶ scheduled ──────────────────────────▶ draining
+///    │ ▲ ▲                                                                   ▲ │
+///    │ │ └──────────── next() finds no event and no commit ◀─────────────────┼─┘
+///    │ └────────────── endFold() finds no commit ◀─────────────────────────┐ │
+///    │                                                                     │ │
+///    ├── transactionEnded / receiveTransaction, drainsWhereRequested ──────┼─▶ draining (.drain)
+///    ├── beginFold (a relation write folds its open events here) ──────────┴─▶ draining
+///    └── beginFirstDrain (the initialiser builds the first content) ─────────▶ draining
 /// ```
+///
+/// `endFold()` with a commit queued meanwhile requests a drain as `transactionEnded` does.
 ///
 /// Transactions: the first event after a commit asks the caller to wait for the end of the
 /// transaction open on its thread (``Action/awaitTransactionEnd``: Binding's
 /// `_afterCurrentTransaction`); when it ends, ``transactionEnded()`` queues the commit. An event
 /// that is a transaction of its own (a reconfiguration) is queued with its commit at once.
+///
+/// The owner's end: its deletion is an event of the transaction open on the announcing thread;
+/// its deallocation is a transaction of its own, after which nothing is queued any more.
+/// Whichever comes first decides; the other is ignored.
 @usableFromInline
 struct _Pipeline<Event> {
   @inlinable
@@ -91,6 +106,25 @@ struct _Pipeline<Event> {
   @usableFromInline
   var drainsWhereRequested = false
 
+  /// How the owner ended, if it did.
+  @usableFromInline
+  enum OwnerEnd: Equatable {
+    /// The owner lives.
+    case none
+    /// The owner announced its deletion (its event is queued or folded).
+    case deleted
+    /// The owner was deallocated: nothing is queued any more.
+    case deallocated
+  }
+
+  /// How the owner ended, if it did.
+  @usableFromInline
+  private(set) var ownerEnd = OwnerEnd.none
+
+  /// Whether the owner was deallocated: events are dropped, nothing is observed any more.
+  @inlinable
+  var isOwnerGone: Bool { ownerEnd == .deallocated }
+
   /// Whether no event waits.
   @inlinable
   var isEmpty: Bool { _queue.isEmpty }
@@ -101,9 +135,11 @@ struct _Pipeline<Event> {
     _open = 0
   }
 
-  /// Queues an event of the transaction open on the caller's thread.
+  /// Queues an event of the transaction open on the caller's thread (dropped once the owner
+  /// is gone).
   @inlinable
   mutating func receive(_ event: Event) -> Action {
+    guard ownerEnd != .deallocated else { return .none }
     _queue.append(event)
     _open += 1
     if _awaitingEnd { return .none }
@@ -111,13 +147,46 @@ struct _Pipeline<Event> {
     return .awaitTransactionEnd
   }
 
-  /// Queues an event that is a transaction of its own, with its commit.
+  /// Queues an event that is a transaction of its own, with its commit (dropped once the owner
+  /// is gone).
   @inlinable
   mutating func receiveTransaction(_ event: Event) -> Action {
+    guard ownerEnd != .deallocated else { return .none }
     _queue.append(event)
     _open += 1
     _commit()
     return _requestDrain()
+  }
+
+  /// The owner announced its deletion: `event` (which empties the content) joins the
+  /// transaction open on the caller's thread, unless the owner ended already.
+  @inlinable
+  mutating func ownerDeleted(_ event: Event) -> Action {
+    guard ownerEnd == .none else { return .none }
+    ownerEnd = .deleted
+    return receive(event)
+  }
+
+  /// The owner was deallocated: `event` is the last transaction, unless the owner ended
+  /// already (its deletion decided).
+  @inlinable
+  mutating func ownerDeallocated(_ event: Event) -> Action {
+    guard ownerEnd == .none else { return .none }
+    let action = receiveTransaction(event)
+    ownerEnd = .deallocated
+    return action
+  }
+
+  /// A relation write: queues `event` and, if nobody drains and no drain is scheduled, makes
+  /// the caller the drainer and hands it the open transaction's events to fold now
+  /// (`folds`, with `endFold()` after). One lock trip for what `receive`, `beginFold` and
+  /// `takeOpenEvents` do.
+  @inlinable
+  mutating func receiveAndFold(_ event: Event) -> (action: Action, folds: Bool, events: [Event]) {
+    guard ownerEnd != .deallocated else { return (.none, false, []) }
+    let action = receive(event)
+    guard beginFold() else { return (action, false, []) }
+    return (action, true, takeOpenEvents())
   }
 
   /// The awaited transaction ended: queues its commit.

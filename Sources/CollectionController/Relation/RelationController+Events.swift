@@ -34,7 +34,7 @@ extension RelationController {
   /// Queues an event of the transaction open on this thread (none once the owner is gone).
   @inlinable
   func _enqueue(_ event: _Event) {
-    _perform(_lock.withLock { $0.ownerGone ? .none : $0.pipeline.receive(event) })
+    _perform(_lock.withLock { $0.pipeline.receive(event) })
   }
 
   /// The owner announced its deletion (`deleted`: the content empties in the transaction of
@@ -45,13 +45,9 @@ extension RelationController {
   func _ownerEnded(deleted: Bool) {
     _perform(
       _lock.withLock { state in
-        guard !state.ownerGone, !state.ownerDeleted else { return .none }
-        if deleted {
-          state.ownerDeleted = true
-          return state.pipeline.receive(.ownerDeleted)
-        }
-        state.ownerGone = true
-        return state.pipeline.receiveTransaction(.ownerGone)
+        deleted
+          ? state.pipeline.ownerDeleted(.ownerDeleted)
+          : state.pipeline.ownerDeallocated(.ownerGone)
       })
   }
 
@@ -61,21 +57,18 @@ extension RelationController {
   /// array in place instead of copying it (a run of inserts in one block stays O(k log n)).
   @inlinable
   func _enqueueRelation(_ event: _Event) {
-    let folds = _lock.withLock { state -> (Bool, _Pipeline<_Event>.Action) in
-      if state.ownerGone { return (false, .none) }
-      let action = state.pipeline.receive(event)
-      return (state.pipeline.beginFold(), action)
-    }
-    _perform(folds.1)
-    guard folds.0 else { return }
-    for event in _lock.withLock({ $0.pipeline.takeOpenEvents() }) { _fold(event) }
-    _perform(_lock.withLock { $0.pipeline.endFold() })
+    let step = _lock.withLock { $0.pipeline.receiveAndFold(event) }
+    _perform(step.action)
+    guard step.folds else { return }
+    _beganDraining()
+    for event in step.events { _fold(event) }
+    _perform(_lock.withLock { state in _endDraining { state.pipeline.endFold() } })
   }
 
   /// Queues an event that is a transaction of its own.
   @inlinable
   func _enqueueTransaction(_ event: _Event) {
-    _perform(_lock.withLock { $0.ownerGone ? .none : $0.pipeline.receiveTransaction(event) })
+    _perform(_lock.withLock { $0.pipeline.receiveTransaction(event) })
   }
 
   /// Does what the pipeline asked for, outside the lock.
@@ -86,7 +79,9 @@ extension RelationController {
     case .awaitTransactionEnd: _afterCurrentTransaction(_relay)
     case .scheduleDrain: _route.run { [weak self] in self?._drain() }
     // Synchronous delivery drains here, without making a job.
-    case .drain: _drainQueue()
+    case .drain:
+      _beganDraining()
+      _drainQueue()
     }
   }
 
@@ -111,9 +106,9 @@ extension RelationController {
   /// this call), or `nil` when it is not (or no longer) a live member, or when another thread
   /// is re-watching it (that thread then re-watches once more, for this caller too).
   ///
-  /// One thread at a time re-watches a member: it claims it under the lock (`rewatching`, and a
-  /// new `claim` generation), evaluates with no lock held, and commits under the lock only if
-  /// the member still carries its claim. So each re-watch replaces the watch the previous one
+  /// One thread at a time re-watches a member: it claims it under the lock (the member's
+  /// `_RewatchMark`), evaluates with no lock held, and commits under the lock only if the member
+  /// still carries its claim. So each re-watch replaces the watch the previous one
   /// left, a write that fires meanwhile is followed by another evaluation, and a re-watch
   /// overtaken by the drainer (the element left, came back, or was deleted) ends only the
   /// watch it made.
@@ -126,7 +121,7 @@ extension RelationController {
     // Only when the transaction will run on this thread (see `_prefetchesHere`).
     let prefetches = _prefetchesHere(commit)
     let claim = _lock.withLock { state -> _RewatchClaim? in
-      guard !state.ownerGone else { return nil }
+      guard !state.pipeline.isOwnerGone else { return nil }
       // The index's bucket for an element whose write fired, asked for now (its lookup comes
       // after the evaluation, see `.event` below), its miss overlapping the member's.
       if prefetches { state.index.prefetchBucket(of: id) }
@@ -154,15 +149,10 @@ extension RelationController {
   func _claim(
     _ id: ObjectIdentifier, _ member: inout _RelationMember?, config: _Config<Element, SectionKey>
   ) -> _RewatchClaim? {
-    guard let rewatching = member?.rewatching else { return nil }
-    guard rewatching == 0 else {
-      member?.rewatching = 2
-      return nil
-    }
-    guard let watch = member?.watch, let object = member?.object else { return nil }  // deleted
-    let generation = (member?.claim ?? 0) &+ 1
-    member?.rewatching = 1
-    member?.claim = generation
+    let isDeleted = member?.watch == nil
+    guard let generation = member?.mark.claim(isDeleted: isDeleted),
+      let watch = member?.watch, let object = member?.object
+    else { return nil }
     // Safe: members only ever hold `Element`s (see `_element(_:)`).
     return _RewatchClaim(
       id: id, element: unsafeDowncast(object, to: Element.self), watch: watch, config: config,
@@ -181,7 +171,9 @@ extension RelationController {
       let (watch, fingerprint) = _watch(element, replacing: previous, claim.config)
       let outcome = _lock.withLock { state -> _RewatchOutcome in
         // Overtaken: the element left, came back as a new member, or was deleted.
-        guard !state.ownerGone else { return .overtaken(kept: state.members[claim.id]?.watch) }
+        guard !state.pipeline.isOwnerGone else {
+          return .overtaken(kept: state.members[claim.id]?.watch)
+        }
         let decision = state.members.update(claim.id) {
           _commit(claim, watch: watch, fingerprint: fingerprint, commit, &$0)
         }
@@ -229,18 +221,25 @@ extension RelationController {
   }
 
   /// Commits a re-watch's `watch` to `member` where it is stored (under the lock), if the member
-  /// still carries the claim: one lookup, and no copy of the member.
+  /// still carries the claim (see `_RewatchMark`): one lookup, and no copy of the member.
   @inlinable
   func _commit(
     _ claim: _RewatchClaim, watch: _WatchHandle?, fingerprint: Int, _ commit: _RewatchCommit,
     _ member: inout _RelationMember?
   ) -> _RewatchDecision {
-    guard let rewatching = member?.rewatching, rewatching != 0, member?.claim == claim.generation
-    else { return .overtaken }
-    member?.watch = watch  // `nil`: it announced its deletion meanwhile
-    guard watch != nil, rewatching == 2 else {
-      member?.rewatching = 0
-      guard watch != nil else { return .deleted }
+    guard let decision = member?.mark.commit(claim.generation, madeWatch: watch != nil) else {
+      return .overtaken
+    }
+    switch decision {
+    case .overtaken: return .overtaken
+    case .deleted:
+      member?.watch = nil  // it announced its deletion meanwhile
+      return .deleted
+    case .again:
+      member?.watch = watch
+      return .again
+    case .committed:
+      member?.watch = watch
       switch commit {
       case .reportsEvent: return .event
       case .setsBaseline:
@@ -248,8 +247,6 @@ extension RelationController {
         return .baseline
       }
     }
-    member?.rewatching = 1
-    return .again
   }
 
   /// What `_commit` decided.

@@ -35,8 +35,7 @@ extension RelationController {
         state.members.update(id) {
           $0?.watch = nil  // deleted from now on
           // A re-watch under way is overtaken: it ends only the watch it made.
-          $0?.rewatching = 0
-          $0?.claim = member.claim &+ 1
+          $0?.mark.overtake()
         }
         return (_element(member), member.watch)
       }
@@ -50,10 +49,7 @@ extension RelationController {
         let members = state.members.values
         for member in members {
           let id = ObjectIdentifier(member.object)
-          state.members.update(id) {
-            $0?.rewatching = 0
-            $0?.claim = member.claim &+ 1
-          }
+          state.members.update(id) { $0?.mark.overtake() }
         }
         return members
       }
@@ -143,12 +139,12 @@ extension RelationController {
     _work.claimSeed &+= 4_099
     var member = _RelationMember(
       object: element, label: label, occurrences: occurrences, watch: nil, fingerprint: 0)
-    member.claim = _work.claimSeed &+ 1
-    member.rewatching = 1
+    member.mark = .entering(seed: _work.claimSeed)
     let claim = _write { state in
       state.members[id] = member
       return _RewatchClaim(
-        id: id, element: element, watch: nil, config: state.config, generation: member.claim)
+        id: id, element: element, watch: nil, config: state.config,
+        generation: member.mark.generation)
     }
     // An element that announced its deletion gets no watch, and is a deleted member.
     _ = _rewatch(claim, commit: .setsBaseline)

@@ -1,33 +1,38 @@
 import Binding
 
-// What a relation controller keeps, and who may touch it.
+// What a relation controller keeps, who may touch it, and how that is checked.
 //
-// `_State` is shared: any thread reads it with the controller's lock held (the content
-// accessors, `_watchFired`, `reconfigure`), and the pipeline's state machine lives in it. The
-// index and the configuration have one writer, the drainer (the one thread whose pipeline
-// phase is `draining`), which writes them with the lock held and reads them without: no other
-// thread writes them, so those reads race with nothing. The members are also written by the
-// threads that re-watch an element (its watch, under the lock, see `_rewatch`), so everyone,
-// the drainer too, reads them with the lock held. No user function (a filter, a comparator, a
-// section function, a hash) ever runs with the lock held.
+// Shared, behind the controller's lock (`_State`): the pipeline (phase, queue, the owner's
+// end), the members with their re-watch claims (`_RewatchMark`), the receivers, and the content
+// (the index and the configuration). Every thread reads and writes it with the lock held, with
+// one exception: the index and the configuration have one writer, the drainer (the one thread
+// for which the pipeline's phase turned `draining`), which writes them with the lock held and
+// reads them without, through `_state`. No other thread writes them, so those reads race with
+// nothing.
 //
-// `_Work` is the drainer's own: the transaction being built. Only the drainer touches it, and
+// The drainer's own (`_Work`): the transaction being built. Only the drainer touches it, and
 // drains are serialised by the pipeline (a drain begins after the previous one ended, through
 // the lock), so it needs no lock.
+//
+// Debug builds check both rules: the thread that becomes the drainer records itself in
+// `_Work` (`_beganDraining`), clears it under the lock in the same step that ends the drain
+// (`_endDraining`), and every access through `_work` or `_state` traps on any other thread.
+//
+// No field here has run-time exclusivity checks (`@exclusivity(unchecked)`): those checks only
+// catch two overlapping accesses on one thread, and the rules above leave none. Fields other
+// than the index, the configuration and `_Work`'s are touched only under the lock, where no user
+// code runs (removed handlers and closures are released after it). The drainer's accesses to the
+// index, the configuration and `_Work` are short, and user code that runs on the drainer's
+// thread meanwhile (comparators, key getters, a section key's `<`) cannot write them: the
+// pipeline is draining, so a relation write it makes is queued, `reconfigure` queues, and a
+// nested drain does not start (`userCodeThatWritesDuringTheDrainIsQueued` in
+// FunctionsReadingTheControllerTests). This is the one file of the module with unchecked
+// exclusivity; the benchmark's moves and limits rows pay for the checks otherwise.
 
 extension RelationController {
-  /// The controller's shared state (see above).
+  /// The controller's shared state (see the top of this file).
   @usableFromInline
   final class _State {
-    // No field has run-time exclusivity checks (for `index`, `config`, `members` and
-    // `pipeline` they were a tenth of a move). Those checks only ever catch two overlapping
-    // accesses on one thread, and there are none. The fields after `pipeline` are touched only
-    // under the lock, with no user code running (removed handlers are released after it). For
-    // the first four, the accesses are short, and user code that runs on the drainer's thread
-    // while the drainer reads the index (comparators, key getters, a section key's `<`) cannot
-    // write them, because the pipeline is draining: a relation write it makes is queued,
-    // `reconfigure` queues, and a nested drain does not start (see
-    // `userCodeThatWritesDuringTheDrainIsQueued` in FunctionsReadingTheControllerTests).
     @usableFromInline
     @exclusivity(unchecked)
     var index: _OrderedIndex<Element, SectionKey>
@@ -40,15 +45,6 @@ extension RelationController {
     @usableFromInline
     @exclusivity(unchecked)
     var pipeline = _Pipeline<_Event>()
-    /// Whether the owner was deallocated: nothing is observed or reported any more.
-    @usableFromInline
-    @exclusivity(unchecked)
-    var ownerGone = false
-    /// Whether the owner announced its deletion (its registration then ends too, which is not
-    /// a deallocation).
-    @usableFromInline
-    @exclusivity(unchecked)
-    var ownerDeleted = false
     @usableFromInline
     @exclusivity(unchecked)
     weak var delegate: (any RelationControllerDelegate<Element, SectionKey>)?
@@ -70,13 +66,27 @@ extension RelationController {
     }
   }
 
-  /// The transaction the drainer builds (see above).
+  /// The transaction the drainer builds (see the top of this file).
   @usableFromInline
   final class _Work {
-    // Only the drainer touches it, and no access is open while user code runs: no run-time
-    // exclusivity checks (they only catch overlapping accesses on one thread).
     @inlinable
     init() {}
+
+    #if DEBUG
+      /// The drainer's thread (`_currentThreadKey()`), 0 between drains.
+      @usableFromInline
+      @exclusivity(unchecked)
+      var _drainer: UInt = 0
+
+      /// Traps unless the calling thread is the drainer.
+      @inlinable
+      func _checkDrainer() {
+        precondition(
+          _drainer != 0 && _drainer == _currentThreadKey(),
+          "RelationController: the drainer's state was touched by a thread that is not draining "
+            + "(an internal error: please report it)")
+      }
+    #endif
 
     /// Extra occurrences in the array (an element held twice counts once here).
     @usableFromInline
@@ -216,6 +226,45 @@ extension RelationController {
       }
       _indexed = dirty.count
     }
+  }
+
+  /// The drainer's transaction under way (debug builds trap on any other thread).
+  @inlinable
+  var _work: _Work {
+    #if DEBUG
+      _drainerWork._checkDrainer()
+    #endif
+    return _drainerWork
+  }
+
+  /// The shared state for the drainer's reads without the lock, of the index and the
+  /// configuration, which only it writes (debug builds trap on any other thread).
+  @inlinable
+  var _state: _State {
+    #if DEBUG
+      _drainerWork._checkDrainer()
+    #endif
+    return _unlockedState
+  }
+
+  /// The calling thread just became the drainer: the pipeline's phase turned `draining` for it
+  /// (debug builds record it, see the top of this file).
+  @inlinable
+  func _beganDraining() {
+    #if DEBUG
+      _drainerWork._drainer = _currentThreadKey()
+    #endif
+  }
+
+  /// Runs the pipeline's `transition` out of `draining` (under the lock): the calling thread
+  /// stops being the drainer in the same step.
+  @inlinable
+  func _endDraining<Result>(_ transition: () -> Result) -> Result {
+    #if DEBUG
+      _drainerWork._checkDrainer()
+      _drainerWork._drainer = 0
+    #endif
+    return transition()
   }
 
   /// Writes the shared state, from the drainer: the lock is held only for `body`, which must

@@ -20,6 +20,7 @@ extension RelationController {
   @inlinable
   func _drain() {
     guard _lock.withLock({ $0.pipeline.beginDrain() }) else { return }
+    _beganDraining()
     _drainQueue()
   }
 
@@ -27,7 +28,7 @@ extension RelationController {
   @inlinable
   func _drainQueue() {
     var spare: [_Event] = []
-    while var transaction = _lock.withLock({ $0.pipeline.next(recycling: &spare) }) {
+    while var transaction = _nextTransaction(recycling: &spare) {
       // Whether folding or releasing the events may have queued events: only a fold that
       // touched its element is known not to (see `_fold`); an element's event that touched
       // nothing may hold the element's last reference, whose deinit the release below runs.
@@ -48,6 +49,20 @@ extension RelationController {
       // Consumed: bound with a plain `if let`, the delivery (a change set of a dozen arrays)
       // was copied, then both copies destroyed.
       if let ready = consume delivery { _deliver(ready) }
+    }
+  }
+
+  /// The drainer's next transaction, or `nil` when the queue is empty: the drain is over, and
+  /// the calling thread is no longer the drainer.
+  @inlinable
+  func _nextTransaction(
+    recycling spare: inout [_Event]
+  ) -> _Pipeline<_Event>.Transaction? {
+    _lock.withLock { state in
+      guard let transaction = state.pipeline.next(recycling: &spare) else {
+        return _endDraining { nil }
+      }
+      return transaction
     }
   }
 

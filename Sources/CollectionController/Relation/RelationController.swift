@@ -139,16 +139,16 @@ public final class RelationController<Element: ObservableModel, SectionKey: Hash
     }
   }
 
-  /// Guards `_state` (see RelationController+State.swift for who touches what, and how).
+  /// Guards the shared state (see RelationController+State.swift for who touches what, and
+  /// how that is checked).
   @usableFromInline
   let _lock: _Lock<_State>
-  /// The state `_lock` guards, for the drainer's reads without the lock: the drainer is the
-  /// only writer of the content, so its reads race with nothing.
+  /// The state `_lock` guards, for the drainer's reads without the lock (through `_state`).
   @usableFromInline
-  let _state: _State
-  /// The transaction the drainer builds; only the drainer touches it.
+  let _unlockedState: _State
+  /// The transaction the drainer builds (through `_work`, by the drainer only).
   @usableFromInline
-  let _work = _Work()
+  let _drainerWork = _Work()
   /// Where change sets are delivered (Binding's scheduler).
   @usableFromInline
   let _route: _Route
@@ -200,12 +200,13 @@ public final class RelationController<Element: ObservableModel, SectionKey: Hash
     index.keys = config.makeKeys()
     let state = _State(index: index, config: config)
     if case .synchronous = _route { state.pipeline.drainsWhereRequested = true }
-    _state = state
+    _unlockedState = state
     _lock = _Lock(state)
     // The initial content: built by this thread as the drainer (nobody else can reach the
     // controller yet but its elements' watches, which queue events for after it), and not
     // reported.
     state.pipeline.beginFirstDrain()
+    _beganDraining()
     _sink.attach(self)
     _relay.attach(self)
     _fold(.relation(initial, hint: nil))

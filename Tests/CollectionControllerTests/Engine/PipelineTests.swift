@@ -307,3 +307,59 @@ extension PipelineTests {
     #expect(third?.events == [3] && full == [7])
   }
 }
+
+extension PipelineTests {
+  @Test func theOwnersDeletionIsAnEventOfTheOpenTransaction() {
+    var pipeline = _Pipeline<Int>()
+    let step1 = pipeline.ownerDeleted(-1)
+    #expect(step1 == .awaitTransactionEnd)
+    #expect(pipeline.ownerEnd == .deleted)
+    // Whichever end comes first decides: a deallocation after it queues nothing.
+    let step2 = pipeline.ownerDeallocated(-2)
+    #expect(step2 == .none)
+    #expect(pipeline.ownerEnd == .deleted)
+    _ = pipeline.transactionEnded()
+    _ = pipeline.beginDrain()
+    let transaction = pipeline.next()
+    #expect(transaction?.events == [-1])
+  }
+
+  @Test func afterTheOwnersDeallocationNothingIsQueued() {
+    var pipeline = _Pipeline<Int>()
+    _ = pipeline.receive(1)
+    let step1 = pipeline.ownerDeallocated(-2)
+    #expect(step1 == .scheduleDrain)  // a transaction of its own, with what was open
+    #expect(pipeline.isOwnerGone)
+    let step2 = pipeline.receive(3)
+    #expect(step2 == .none)
+    let step3 = pipeline.receiveTransaction(4)
+    #expect(step3 == .none)
+    let step4 = pipeline.ownerDeleted(-1)
+    #expect(step4 == .none)
+    let step5 = pipeline.receiveAndFold(5)
+    #expect(step5.action == .none && !step5.folds && step5.events.isEmpty)
+    _ = pipeline.beginDrain()
+    let last = pipeline.next()
+    #expect(last?.events == [1, -2])
+    let end = pipeline.next()
+    #expect(end == nil)
+  }
+
+  @Test func aRelationWriteFoldsItsOpenTransactionInOneStep() {
+    var pipeline = _Pipeline<Int>()
+    let first = pipeline.receiveAndFold(1)
+    #expect(first.action == .awaitTransactionEnd)
+    #expect(first.folds)
+    #expect(first.events == [1])
+    #expect(pipeline.phase == .draining)
+    let end = pipeline.endFold()
+    #expect(end == .none)  // no commit yet
+    // While a drain is scheduled, a write is only queued.
+    _ = pipeline.transactionEnded()
+    #expect(pipeline.phase == .scheduled)
+    let second = pipeline.receiveAndFold(2)
+    #expect(second.action == .awaitTransactionEnd)
+    #expect(!second.folds && second.events.isEmpty)
+    #expect(pipeline.phase == .scheduled)
+  }
+}
