@@ -90,7 +90,7 @@ final class _ThreadState {
     }
   }
 
-  /// A value the package's other modules set around a write (see `_withThreadValue`).
+  /// A value the package's other modules set around a write (see `_withEditHint`).
   var clientValue: AnyObject?
   /// Whether this is the process's main thread, found on first use (`Thread.isMainThread`
   /// costs two system calls on Linux).
@@ -160,23 +160,6 @@ private let _threadStateKey: pthread_key_t = {
   precondition(result == 0, "Binding: pthread_key_create failed (\(result))")
   return key
 }()
-
-/// Runs `body` with `value` visible on this thread (`_currentThreadValue`), for the package's
-/// other modules: a relation edit tells the relation's observers, which run synchronously inside
-/// the write on the same thread, what it did. The one per-thread mechanism of the package (the
-/// thread state above), not a task local: everything here is synchronous.
-@usableFromInline
-package func _withThreadValue<R>(_ value: AnyObject, _ body: () throws -> R) rethrows -> R {
-  let thread = _ThreadState.current
-  let outer = thread.clientValue
-  thread.clientValue = value
-  defer { thread.clientValue = outer }
-  return try body()
-}
-
-/// The value set by the innermost `_withThreadValue` running on this thread, if any.
-@usableFromInline
-package var _currentThreadValue: AnyObject? { _ThreadState.existing?.clientValue }
 
 extension _ThreadState {
   /// Applies the binding `id` with `body`, then what came back meanwhile, until nothing new

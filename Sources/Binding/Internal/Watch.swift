@@ -20,16 +20,6 @@ import Synchronization
 // lock of that sink (`_loneWatchLock`), so a writer that finds the tag can retain the sink
 // before it can be released.
 
-/// Hears the watches of one sink.
-@usableFromInline
-package protocol _WatchReceiver: AnyObject, Sendable {
-  /// An object that the evaluation of the element `id` read changed, or, when
-  /// `elementDeleted`, the element announced its deletion. Runs on the writing thread, after
-  /// the write, with no lock of Binding's held (the receiver may take its own and evaluate the
-  /// element there).
-  func _watchFired(_ id: ObjectIdentifier, elementDeleted: Bool)
-}
-
 /// Where the watches of one receiver (a controller) report; it holds the receiver weakly, so
 /// a watch that fires while its receiver is being released reaches nothing.
 @usableFromInline
@@ -155,62 +145,4 @@ package enum _WatchHandle: Sendable {
     case .lone: element.observation.endLoneWatch(sink, element: ObjectIdentifier(element), except)
     }
   }
-}
-
-/// Evaluates `evaluate` with tracking and watches `element` and every object it read.
-///
-/// When the evaluation read only the element: keeps `previous` if it is still live, or else
-/// makes a lone watch when nothing else observes the element. Otherwise makes a new watch, listed
-/// by every object read. With `endingPrevious` (the default), ends `previous` afterwards (after,
-/// so that a write on another thread in between reaches one of them: at worst both, one more
-/// re-evaluation); without it, the caller ends `previous` itself once it knows the new watch is
-/// kept (with `end(of:sink:except:)`, sparing the new watch).
-///
-/// - Returns: The watch, or `nil` when `element` announced its deletion: it is not watched
-///   (and `previous` is ended, with `endingPrevious`).
-@usableFromInline
-package func _watch<Root: ObservableModel>(
-  _ element: Root, sink: _WatchSink, replacing previous: _WatchHandle?,
-  endingPrevious: Bool = true, _ evaluate: () -> Void
-) -> _WatchHandle? {
-  let id = ObjectIdentifier(element)
-  let others = _AccessRecorder.trackObjects(excluding: id, evaluate)
-  if others.isEmpty {
-    switch previous {
-    case .full(let watch)?:
-      if watch.isLive, watch.readsOnlyElement, !element.isDeleted { return previous }
-    case .lone?:
-      if element.observation.hasLoneWatch(sink, element: id) { return previous }
-    case nil:
-      break
-    }
-    if element.observation.beginLoneWatch(sink) {
-      // A previous lone watch is over (checked above): only a listed one needs ending.
-      if endingPrevious, case .full(let watch)? = previous { watch.deactivate() }
-      return .lone
-    }
-  }
-  let state = element.observation.state(of: element)
-  let watch = _Watch(sink: sink, element: id, readsOnlyElement: others.isEmpty)
-  guard state.add(watch) else {
-    watch.deactivate()
-    if endingPrevious { previous?.end(of: element, sink: sink) }
-    return nil
-  }
-  for other in others {
-    // An object that announced its deletion has nothing more to tell.
-    _ = other.add(watch)
-  }
-  if endingPrevious { previous?.end(of: element, sink: sink, except: watch) }
-  return .full(watch)
-}
-
-/// Whether evaluating `body` for `element` reads any `@Observed` property (of the element, or
-/// of an object it reaches): a function that reads none can never change its result as far as
-/// observation can tell.
-@usableFromInline
-package func _readsObservedProperty<Root: ObservableModel>(
-  of element: Root, _ body: () -> Void
-) -> Bool {
-  _AccessRecorder.readsAnything(of: ObjectIdentifier(element), body)
 }

@@ -127,15 +127,3 @@ func _notifyingWrite(_ notify: () -> Void) {
     }
   }
 }
-
-/// Runs `body` so that the writes of `@Observed` properties it makes on this thread notify no
-/// observer (Binding's observers; a model bridged to Swift Observation still tells it).
-///
-/// For edits that take a value out of its property to change it in place and write it back:
-/// the write that takes it out is not a change anyone should hear, the write back is.
-@usableFromInline
-package func _withoutNotifications<R>(_ body: () throws -> R) rethrows -> R {
-  _ThreadState.withCurrent { $0.silentWrites += 1 }
-  defer { _ThreadState.withCurrent { $0.silentWrites -= 1 } }
-  return try body()
-}

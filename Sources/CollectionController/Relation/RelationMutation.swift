@@ -28,7 +28,7 @@ public enum RelationMutation<Element: AnyObject> {
 /// What a fine-grained edit did, handed to the relation's observers on the writing thread.
 ///
 /// Elements are type-erased so that one per-thread slot serves every relation type. A hint is
-/// set (Binding's `_withThreadValue`) around one synchronous write and read only by observers
+/// set (Binding's `_withEditHint`) around one synchronous write and read only by observers
 /// that run synchronously inside that write, on the same thread: it never crosses threads.
 @usableFromInline
 final class _RelationHint {
@@ -75,7 +75,7 @@ final class _RelationHint {
 
   /// The hint of the write being made on this thread, if it is a fine-grained edit.
   @inlinable
-  static var current: _RelationHint? { _currentThreadValue as? _RelationHint }
+  static var current: _RelationHint? { _currentEditHint as? _RelationHint }
 }
 
 /// The address of an array's buffer (its identity while the array is alive).
@@ -158,7 +158,7 @@ extension ObservableModel {
     let hint = _RelationHint(
       owner: ObjectIdentifier(self), relation: relation, edit: edit, oldCount: oldCount,
       newCount: array.count, oldBase: oldBase, newBase: _bufferIdentity(array))
-    _withThreadValue(hint) { self[keyPath: relation] = array }
+    _withEditHint(hint) { self[keyPath: relation] = array }
   }
 
   /// Inserts `element` into the array relation at `relation`, at `index`.
@@ -256,7 +256,7 @@ extension ObservableModel {
     let hint = _RelationHint(
       owner: ObjectIdentifier(self), relation: relation, edit: .setInsert(element),
       oldCount: oldCount, newCount: set.count, oldBase: nil, newBase: nil)
-    _withThreadValue(hint) { self[keyPath: relation] = set }
+    _withEditHint(hint) { self[keyPath: relation] = set }
     return true
   }
 
@@ -287,7 +287,7 @@ extension ObservableModel {
     let hint = _RelationHint(
       owner: ObjectIdentifier(self), relation: relation, edit: .setRemove(removed),
       oldCount: oldCount, newCount: set.count, oldBase: nil, newBase: nil)
-    _withThreadValue(hint) { self[keyPath: relation] = set }
+    _withEditHint(hint) { self[keyPath: relation] = set }
     return removed
   }
 }
