@@ -349,7 +349,15 @@ extension RelationController: _TransactionObserver {
   /// The transaction that queued the first event since the last commit ended.
   @inlinable
   package func _transactionEnded() {
-    _perform(_lock.withLock { $0.pipeline.transactionEnded() })
+    // A drain that begins here takes its first transaction in the same lock trip.
+    let (action, first) = _lock.withLock { state in
+      let action = state.pipeline.transactionEnded()
+      guard action == .drain else { return (action, nil as _Pipeline<_Event>.Transaction?) }
+      return (action, state.pipeline.next())
+    }
+    guard action == .drain else { return _perform(action) }
+    _beganDraining()
+    _drainQueue(first: first)
   }
 }
 

@@ -24,11 +24,13 @@ extension RelationController {
     _drainQueue()
   }
 
-  /// Folds and delivers transactions until the queue is empty (the phase is then `idle`).
+  /// Folds and delivers transactions, starting with `first` if the caller took it already,
+  /// until the queue is empty (the phase is then `idle`).
   @inlinable
-  func _drainQueue() {
+  func _drainQueue(first: consuming _Pipeline<_Event>.Transaction? = nil) {
     var spare: [_Event] = []
-    while var transaction = _nextTransaction(recycling: &spare) {
+    var taken = first
+    while var transaction = taken.take() ?? _nextTransaction(recycling: &spare) {
       // Whether folding or releasing the events may have queued events: only a fold that
       // touched its element is known not to (see `_fold`); an element's event that touched
       // nothing may hold the element's last reference, whose deinit the release below runs.
