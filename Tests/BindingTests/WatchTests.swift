@@ -1,5 +1,6 @@
 import Binding
 import Synchronization
+import TestSupport
 import Testing
 
 /// Bulk watches (package access), which relation controllers use for their elements; lone
@@ -176,7 +177,7 @@ extension WatchTests {
       group.addTask {
         await onNewThread {
           for index in 0..<count {
-            while phase.value < 2 * index + 1 {}
+            spin { phase.value >= 2 * index + 1 }
             users.value[index].age = 1
             phase.increment()
           }
@@ -185,7 +186,7 @@ extension WatchTests {
       group.addTask {
         await onNewThread {
           for index in 0..<count {
-            while phase.value < 2 * index {}
+            spin { phase.value >= 2 * index }
             phase.increment()
             let token = users.value[index].observe(\.name, delivery: .synchronous) { _ in }
             tokens.append(token)
