@@ -1,4 +1,5 @@
 import Binding
+import TestSupport
 import Testing
 
 /// `changes(for:)`, the `AsyncSequence` of a key path's changes.

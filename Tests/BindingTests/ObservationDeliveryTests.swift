@@ -1,5 +1,6 @@
 import Binding
 import Foundation
+import TestSupport
 import Testing
 
 /// `ObservationDelivery`: automatic (follows the registering isolation), `.synchronous`,

@@ -1,5 +1,7 @@
 import Binding
+import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 /// Bulk watches (package access), which relation controllers use for their elements; lone
@@ -163,8 +165,10 @@ extension WatchTests {
   @Test func aWriteRacingATakeoverReachesTheWatch() async {
     // One thread writes each element while another registers an observer of it, which takes
     // the lone watch over: the write must reach the watch whichever comes first (a write that
-    // found the lone watch gone used to be dropped). Lock-step, element by element.
-    let count = 20_000
+    // found the lone watch gone used to be dropped). Lock-step, element by element: each step
+    // is a hand-over between two threads, a scheduler tick on a busy machine, so the default is
+    // 2,000 elements and `WATCH_RACE_ELEMENTS` sets more (CI's long step in `.ci/run`: 20,000).
+    let count = getenv("WATCH_RACE_ELEMENTS").flatMap { Int(String(cString: $0)) } ?? 2_000
     let users = _Transfer((0..<count).map { User(name: "\($0)") })
     let log = WatchLog()
     for user in users.value {
@@ -176,7 +180,7 @@ extension WatchTests {
       group.addTask {
         await onNewThread {
           for index in 0..<count {
-            while phase.value < 2 * index + 1 {}
+            spin { phase.value >= 2 * index + 1 }
             users.value[index].age = 1
             phase.increment()
           }
@@ -185,7 +189,7 @@ extension WatchTests {
       group.addTask {
         await onNewThread {
           for index in 0..<count {
-            while phase.value < 2 * index {}
+            spin { phase.value >= 2 * index }
             phase.increment()
             let token = users.value[index].observe(\.name, delivery: .synchronous) { _ in }
             tokens.append(token)

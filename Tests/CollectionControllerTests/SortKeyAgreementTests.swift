@@ -139,12 +139,17 @@ extension SortKeyAgreementTests {
     return shelf
   }
 
-  /// 300 random writes, with a relation edit every 25 (ties follow the relation order) and a
-  /// `coalesce` block of 10 writes every 50; `check` runs after each step.
+  /// How many random writes `edit` makes: 75 by default (each order's case then takes well
+  /// under a second in debug), more with `SORT_KEY_AGREEMENT_STEPS` (CI's long step in
+  /// `.ci/run` makes 300).
+  static let steps = RelationControllerFuzzTests.environment("SORT_KEY_AGREEMENT_STEPS") ?? 75
+
+  /// `steps` random writes, with a relation edit every 25 (ties follow the relation order) and
+  /// a `coalesce` block of 10 writes every 50; `check` runs after each step.
   static func edit(
     _ shelf: Shelf, _ rng: inout SplitMix64, check: (Int) throws -> Void
   ) rethrows {
-    for step in 0..<300 {
+    for step in 0..<steps {
       randomize(shelf.records[Int(rng.next() % UInt64(shelf.records.count))], &rng)
       if step % 25 == 0 {
         let moved = shelf.records.remove(at: Int(rng.next() % UInt64(shelf.records.count)))

@@ -27,18 +27,6 @@ final class LockedList<Element: Sendable>: Sendable {
   func append(_ element: Element) { storage.withLock { $0.append(element) } }
 }
 
-/// Runs `body` on a new thread (not the cooperative pool, not the main thread) and returns
-/// once it has finished.
-func onNewThread(_ body: @escaping @Sendable () -> Void) async {
-  await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-    let thread = Thread {
-      body()
-      continuation.resume()
-    }
-    thread.start()
-  }
-}
-
 /// Waits, up to `timeout`, until `condition` holds (polling, so that queued deliveries run);
 /// returns whether it did. A bounded wait, never an assertion about timing.
 func eventually(
@@ -62,4 +50,16 @@ func currentThreadID() -> UInt {
   #else
     UInt(pthread_self())
   #endif
+}
+
+/// Spins until `condition` holds: hot for the first thousand checks, so that two threads
+/// running at once meet within a few instructions, then yielding the core between checks, so
+/// that on a busy machine a spinning thread neither keeps the thread it waits for off the
+/// cores nor starves the tests running beside it.
+func spin(until condition: () -> Bool) {
+  var checks = 0
+  while !condition() {
+    checks += 1
+    if checks > 1_000 { sched_yield() }
+  }
 }
