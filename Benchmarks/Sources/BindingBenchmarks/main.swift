@@ -599,6 +599,9 @@ func duration(_ nanoseconds: Double) -> String {
     addRounds(
       "  the controller sorting with SortDescriptors instead / hand-written", withDescriptors,
       over: naive, in: build, format: duration)
+    addRounds(
+      "  building with SortDescriptors / with SortKeys, same albums, N=\(size(large))",
+      withDescriptors, over: ours, in: build, format: duration)
     let memory = try controllerBytesPerElement(albums)
     add(
       "relation: controller's own memory per element (unsorted), N=\(size(large))",
@@ -663,6 +666,9 @@ func duration(_ nanoseconds: Double) -> String {
     "  our move sorting with SortDescriptors instead / the limit line, N=\(size(middle))",
     middleDescriptorMove, over: middleLimit, in: moves, format: duration)
   addRounds(
+    "  our move with SortDescriptors / with SortKeys, same albums, N=\(size(middle))",
+    middleDescriptorMove, over: middleMove, in: moves, format: duration)
+  addRounds(
     "relation: our move / the limit line (order-statistics tree), N=\(size(large))",
     largeMove, over: largeLimit, in: moves, atMost: 3, format: duration)
   addRounds(
@@ -693,10 +699,20 @@ func duration(_ nanoseconds: Double) -> String {
   // Whole-relation assignments with 1% churn.
   let churn = Rounds()
   var lines: [(String, Int, Int)] = []
+  var descriptorChurn: (keys: Int, descriptors: Int)?
   for (count, fixture) in [(middle, middleFixture), (large, largeFixture)] {
     let original = fixture.artist.albums
+    // The same churn (equal albums at the same places) for the fixture sorting with
+    // `SortDescriptor`s, whose albums are equal to these.
+    var sameChurn = rng
     let other = churned(original, &rng)
     let ours = churn.add(iterations: 2, replacementBody(fixture, with: other))
+    if count == middle {
+      let descriptorOther = churned(descriptorFixture.artist.albums, &sameChurn)
+      let withDescriptors = churn.add(
+        iterations: 2, replacementBody(descriptorFixture, with: descriptorOther))
+      descriptorChurn = (ours, withDescriptors)
+    }
     let naive = churn.add(
       iterations: count == large ? 1 : 2,
       naiveReplacementBody(original, other, content: naiveContent))
@@ -707,6 +723,11 @@ func duration(_ nanoseconds: Double) -> String {
     addRounds(
       "relation: 1% churn assignment, naive hand-written + inferringMoves / ours, \(sizeName)",
       naive, over: ours, in: churn, atLeast: 10, format: duration)
+  }
+  if let descriptorChurn {
+    addRounds(
+      "  1% churn with SortDescriptors / with SortKeys, same albums, N=\(size(middle))",
+      descriptorChurn.descriptors, over: descriptorChurn.keys, in: churn, format: duration)
   }
 }
 // `--binding` runs only the section above.
