@@ -33,6 +33,13 @@ import Synchronization
 public protocol ObservableModel: BindingReceiver {
   /// The model's observation state. Declare it as `let observation = ObservationStorage()`.
   var observation: ObservationStorage { get }
+
+  /// Whether the model reports to Swift Observation; provided, do not implement.
+  static var _bridgesSwiftObservation: Bool { get }
+  /// Reports a read to Swift Observation; provided, do not implement.
+  func _observationAccess<Value>(_ keyPath: KeyPath<Self, Value>)
+  /// Runs a write bracketed for Swift Observation; provided, do not implement.
+  func _observationMutation<Value>(_ keyPath: KeyPath<Self, Value>, _ mutation: () -> Void)
 }
 
 /// The per-object state behind observation: one pointer, allocated on first observation.

@@ -21,26 +21,39 @@ import Observation
 ///   access. Models that don't adopt this protocol pay nothing for it.
 public protocol ObservationBridging: ObservableModel, Observable {}
 
+extension ObservableModel {
+  /// Whether the model reports to Swift Observation (``ObservationBridging``).
+  @inlinable
+  public static var _bridgesSwiftObservation: Bool { false }
+
+  /// Reports a read to Swift Observation (only models adopting ``ObservationBridging`` do).
+  @inlinable
+  public func _observationAccess<Value>(_ keyPath: KeyPath<Self, Value>) {}
+
+  /// Runs a write, bracketed for Swift Observation (only models adopting
+  /// ``ObservationBridging`` bracket it).
+  @inlinable
+  public func _observationMutation<Value>(
+    _ keyPath: KeyPath<Self, Value>, _ mutation: () -> Void
+  ) {
+    mutation()
+  }
+}
+
 extension ObservationBridging {
-  /// Reports a read of `keyPath` of `object`, a model of this type, to its registrar.
-  @usableFromInline
-  static func _access<Root, Value>(_ object: Root, _ keyPath: KeyPath<Root, Value>) {
-    guard let model = object as? Self, let keyPath = keyPath as? KeyPath<Self, Value> else {
-      return
-    }
-    model.observation.state(of: model).registrar.access(model, keyPath: keyPath)
+  /// Whether the model reports to Swift Observation: `true`.
+  @inlinable
+  public static var _bridgesSwiftObservation: Bool { true }
+
+  /// Reports a read to the model's `ObservationRegistrar`.
+  public func _observationAccess<Value>(_ keyPath: KeyPath<Self, Value>) {
+    observation.state(of: self).registrar.access(self, keyPath: keyPath)
   }
 
-  /// Runs `mutation`, a write of `keyPath` of `object`, a model of this type, between its
-  /// registrar's `willSet` and `didSet`.
-  @usableFromInline
-  static func _mutation<Root, Value>(
-    _ object: Root, _ keyPath: KeyPath<Root, Value>, _ mutation: () -> Void
+  /// Runs a write between the registrar's `willSet` and `didSet`.
+  public func _observationMutation<Value>(
+    _ keyPath: KeyPath<Self, Value>, _ mutation: () -> Void
   ) {
-    guard let model = object as? Self, let keyPath = keyPath as? KeyPath<Self, Value> else {
-      return mutation()
-    }
-    model.observation.state(of: model).registrar.withMutation(
-      of: model, keyPath: keyPath, mutation)
+    observation.state(of: self).registrar.withMutation(of: self, keyPath: keyPath, mutation)
   }
 }

@@ -69,9 +69,7 @@ public struct Observed<Value> {
     storage storage: ReferenceWritableKeyPath<Root, Self>
   ) -> Value {
     get {
-      if let bridged = Root.self as? any ObservationBridging.Type {
-        bridged._access(object, wrapped)
-      }
+      if Root._bridgesSwiftObservation { object._observationAccess(wrapped) }
       if _isTracking() {
         let slot = object[keyPath: storage]._slot
         let recorded = _recordRead(object, slot)
@@ -80,8 +78,8 @@ public struct Observed<Value> {
       return object[keyPath: storage]._value
     }
     set {
-      if let bridged = Root.self as? any ObservationBridging.Type {
-        bridged._mutation(object, wrapped) { _set(object, newValue, storage) }
+      if Root._bridgesSwiftObservation {
+        object._observationMutation(wrapped) { _set(object, newValue, storage) }
       } else {
         _set(object, newValue, storage)
       }
@@ -89,12 +87,12 @@ public struct Observed<Value> {
     // In-place mutation (`model.items.append(x)`, `model.count += 1`): the value is mutated
     // where it is stored, without a copy when nothing else holds it, then observers hear it.
     _modify {
-      if let bridged = Root.self as? any ObservationBridging.Type {
-        bridged._access(object, wrapped)
+      if Root._bridgesSwiftObservation {
+        object._observationAccess(wrapped)
         var value = object[keyPath: storage]._value
         yield &value
         let mutated = value
-        bridged._mutation(object, wrapped) { _set(object, mutated, storage) }
+        object._observationMutation(wrapped) { _set(object, mutated, storage) }
       } else {
         yield &object[keyPath: storage]._value
         _didChange(object, storage)

@@ -304,7 +304,7 @@ extension ObservableModel {
   func _takeForEditing<Value>(
     _ relation: ReferenceWritableKeyPath<Self, Value>, leaving empty: Value
   ) -> Value {
-    if Self.self is any ObservationBridging.Type { return self[keyPath: relation] }
+    if Self._bridgesSwiftObservation { return self[keyPath: relation] }
     let (value, isOwnProperty) = _readNotingOwnership(relation)
     if isOwnProperty {
       _withoutNotifications { self[keyPath: relation] = empty }
