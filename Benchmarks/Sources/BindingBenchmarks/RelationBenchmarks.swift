@@ -38,12 +38,18 @@ enum AlbumSort {
   case descriptors
   /// Unsorted (to tell the kept keys' memory apart).
   case none
+  /// By year alone with a `SortKey`, and the same order with a `SortDescriptor` (on an `Int`
+  /// both order by `<`; on the titles they do not: a `String` descriptor compares with
+  /// `.localizedStandard`).
+  case yearKey, yearDescriptor
 
   var comparators: [any SortComparator<Album>] {
     switch self {
     case .keys: [SortKey(\.year), SortKey(\.title)]
     case .descriptors: [SortDescriptor(\.year), SortDescriptor(\.title)]
     case .none: []
+    case .yearKey: [SortKey(\.year)]
+    case .yearDescriptor: [SortDescriptor(\.year)]
     }
   }
 }

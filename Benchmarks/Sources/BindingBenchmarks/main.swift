@@ -591,6 +591,21 @@ func duration(_ nanoseconds: Double) -> String {
       blackHole(built)
       built = nil
     }
+    // The same order both ways: by year alone.
+    let yearKeys = build.add(iterations: 1) { _ in
+      do { built = try makeController(artist, sort: .yearKey) } catch { failure = error }
+    }
+    _ = build.add(iterations: 1) { _ in
+      blackHole(built)
+      built = nil
+    }
+    let yearDescriptors = build.add(iterations: 1) { _ in
+      do { built = try makeController(artist, sort: .yearDescriptor) } catch { failure = error }
+    }
+    _ = build.add(iterations: 1) { _ in
+      blackHole(built)
+      built = nil
+    }
     build.run(quick ? 2 : 3)
     if let failure { throw failure }
     addRounds(
@@ -600,8 +615,11 @@ func duration(_ nanoseconds: Double) -> String {
       "  the controller sorting with SortDescriptors instead / hand-written", withDescriptors,
       over: naive, in: build, format: duration)
     addRounds(
-      "  building with SortDescriptors / with SortKeys, same albums, N=\(size(large))",
+      "  building with SortDescriptors / with SortKeys (titles: another order), N=\(size(large))",
       withDescriptors, over: ours, in: build, format: duration)
+    addRounds(
+      "  building by year, SortDescriptor / SortKey (the same order), N=\(size(large))",
+      yearDescriptors, over: yearKeys, in: build, format: duration)
     let memory = try controllerBytesPerElement(albums)
     add(
       "relation: controller's own memory per element (unsorted), N=\(size(large))",
@@ -653,6 +671,12 @@ func duration(_ nanoseconds: Double) -> String {
     iterations: 2, naiveMoveBody(albums(middle, seed: 3), seed: 5, content: naiveContent))
   let descriptorFixture = try RelationFixture(albums(middle, seed: 3), sort: .descriptors)
   let middleDescriptorMove = moves.add(iterations: changes, moveBody(descriptorFixture, seed: 5))
+  let yearKeyMove = moves.add(
+    iterations: changes,
+    moveBody(try RelationFixture(albums(middle, seed: 3), sort: .yearKey), seed: 5))
+  let yearDescriptorMove = moves.add(
+    iterations: changes,
+    moveBody(try RelationFixture(albums(middle, seed: 3), sort: .yearDescriptor), seed: 5))
   let receivers = [smallFixture, middleFixture, largeFixture].map(\.receiver)
   let before = receivers.map { ($0.changeSets, $0.moves) }
   moves.run(roundCount)
@@ -666,8 +690,11 @@ func duration(_ nanoseconds: Double) -> String {
     "  our move sorting with SortDescriptors instead / the limit line, N=\(size(middle))",
     middleDescriptorMove, over: middleLimit, in: moves, format: duration)
   addRounds(
-    "  our move with SortDescriptors / with SortKeys, same albums, N=\(size(middle))",
+    "  our move with SortDescriptors / with SortKeys (titles: another order), N=\(size(middle))",
     middleDescriptorMove, over: middleMove, in: moves, format: duration)
+  addRounds(
+    "  our move by year, SortDescriptor / SortKey (the same order), N=\(size(middle))",
+    yearDescriptorMove, over: yearKeyMove, in: moves, format: duration)
   addRounds(
     "relation: our move / the limit line (order-statistics tree), N=\(size(large))",
     largeMove, over: largeLimit, in: moves, atMost: 3, format: duration)
@@ -726,7 +753,7 @@ func duration(_ nanoseconds: Double) -> String {
   }
   if let descriptorChurn {
     addRounds(
-      "  1% churn with SortDescriptors / with SortKeys, same albums, N=\(size(middle))",
+      "  1% churn with SortDescriptors / with SortKeys (titles: another order), N=\(size(middle))",
       descriptorChurn.descriptors, over: descriptorChurn.keys, in: churn, format: duration)
   }
 }
