@@ -63,8 +63,7 @@ extension RelationController {
     var nextHandlerID: UInt64 = 0
 
     @inlinable
-    init(index: consuming _OrderedIndex<Element, SectionKey>, config: Configuration)
-    {
+    init(index: consuming _OrderedIndex<Element, SectionKey>, config: Configuration) {
       self.index = index
       self.config = config
     }

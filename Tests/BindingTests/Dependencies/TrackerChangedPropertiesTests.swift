@@ -9,7 +9,9 @@ extension TrackerChangedPropertiesTests {
   typealias Customer = DependencyTrackerTests.Customer
 
   /// The changes of `order` reported for `body`.
-  private func changes(of order: Order, _ body: () -> Void) throws -> ChangedProperties<any ObservableModel> {
+  private func changes(of order: Order, _ body: () -> Void) throws -> ChangedProperties<
+    any ObservableModel
+  > {
     var changes: [ChangedProperties<any ObservableModel>] = []
     let tracker = DependencyTracker { if let change = $0.changes { changes.append(change) } }
     tracker.add(order)
