@@ -133,7 +133,7 @@ if CommandLine.arguments.contains("--profile-sections") {
   let albums = (0..<count).map { Album(year: $0, isLive: false) }
   let artist = Artist(albums)
   let controller = try RelationController(
-    \.albums, of: artist, sortedBy: [SortKey(\.year)], sectionedBy: { $0.year },
+    \.albums, of: artist, sortedBy: [SortDescriptor(\.year)], sectionedBy: { $0.year },
     delivery: .synchronous)
   var rng = SplitMix64(seed: 5)
   let clock = ContinuousClock()
@@ -584,42 +584,11 @@ func duration(_ nanoseconds: Double) -> String {
       built = nil
     }
     let naive = build.add(iterations: 1) { _ in blackHole(naiveContent(albums)) }
-    let withDescriptors = build.add(iterations: 1) { _ in
-      do { built = try makeController(artist, sort: .descriptors) } catch { failure = error }
-    }
-    _ = build.add(iterations: 1) { _ in
-      blackHole(built)
-      built = nil
-    }
-    // The same order both ways: by year alone.
-    let yearKeys = build.add(iterations: 1) { _ in
-      do { built = try makeController(artist, sort: .yearKey) } catch { failure = error }
-    }
-    _ = build.add(iterations: 1) { _ in
-      blackHole(built)
-      built = nil
-    }
-    let yearDescriptors = build.add(iterations: 1) { _ in
-      do { built = try makeController(artist, sort: .yearDescriptor) } catch { failure = error }
-    }
-    _ = build.add(iterations: 1) { _ in
-      blackHole(built)
-      built = nil
-    }
     build.run(quick ? 2 : 3)
     if let failure { throw failure }
     addRounds(
       "relation: building the controller / hand-written filter + sorted(by:), N=\(size(large))",
       ours, over: naive, in: build, atMost: 3, format: duration)
-    addRounds(
-      "  the controller sorting with SortDescriptors instead / hand-written", withDescriptors,
-      over: naive, in: build, format: duration)
-    addRounds(
-      "  building with SortDescriptors / with SortKeys (titles: another order), N=\(size(large))",
-      withDescriptors, over: ours, in: build, format: duration)
-    addRounds(
-      "  building by year, SortDescriptor / SortKey (the same order), N=\(size(large))",
-      yearDescriptors, over: yearKeys, in: build, format: duration)
     let memory = try controllerBytesPerElement(albums)
     add(
       "relation: controller's own memory per element (unsorted), N=\(size(large))",
@@ -669,14 +638,6 @@ func duration(_ nanoseconds: Double) -> String {
     iterations: changes, limitMoveBody(albums(large, seed: 4), seed: 5))
   let middleNaive = moves.add(
     iterations: 2, naiveMoveBody(albums(middle, seed: 3), seed: 5, content: naiveContent))
-  let descriptorFixture = try RelationFixture(albums(middle, seed: 3), sort: .descriptors)
-  let middleDescriptorMove = moves.add(iterations: changes, moveBody(descriptorFixture, seed: 5))
-  let yearKeyMove = moves.add(
-    iterations: changes,
-    moveBody(try RelationFixture(albums(middle, seed: 3), sort: .yearKey), seed: 5))
-  let yearDescriptorMove = moves.add(
-    iterations: changes,
-    moveBody(try RelationFixture(albums(middle, seed: 3), sort: .yearDescriptor), seed: 5))
   let receivers = [smallFixture, middleFixture, largeFixture].map(\.receiver)
   let before = receivers.map { ($0.changeSets, $0.moves) }
   moves.run(roundCount)
@@ -686,15 +647,6 @@ func duration(_ nanoseconds: Double) -> String {
   addRounds(
     "relation: our move / the limit line (order-statistics tree), N=\(size(middle))",
     middleMove, over: middleLimit, in: moves, atMost: 3, format: duration)
-  addRounds(
-    "  our move sorting with SortDescriptors instead / the limit line, N=\(size(middle))",
-    middleDescriptorMove, over: middleLimit, in: moves, format: duration)
-  addRounds(
-    "  our move with SortDescriptors / with SortKeys (titles: another order), N=\(size(middle))",
-    middleDescriptorMove, over: middleMove, in: moves, format: duration)
-  addRounds(
-    "  our move by year, SortDescriptor / SortKey (the same order), N=\(size(middle))",
-    yearDescriptorMove, over: yearKeyMove, in: moves, format: duration)
   addRounds(
     "relation: our move / the limit line (order-statistics tree), N=\(size(large))",
     largeMove, over: largeLimit, in: moves, atMost: 3, format: duration)
@@ -726,20 +678,10 @@ func duration(_ nanoseconds: Double) -> String {
   // Whole-relation assignments with 1% churn.
   let churn = Rounds()
   var lines: [(String, Int, Int)] = []
-  var descriptorChurn: (keys: Int, descriptors: Int)?
   for (count, fixture) in [(middle, middleFixture), (large, largeFixture)] {
     let original = fixture.artist.albums
-    // The same churn (equal albums at the same places) for the fixture sorting with
-    // `SortDescriptor`s, whose albums are equal to these.
-    var sameChurn = rng
     let other = churned(original, &rng)
     let ours = churn.add(iterations: 2, replacementBody(fixture, with: other))
-    if count == middle {
-      let descriptorOther = churned(descriptorFixture.artist.albums, &sameChurn)
-      let withDescriptors = churn.add(
-        iterations: 2, replacementBody(descriptorFixture, with: descriptorOther))
-      descriptorChurn = (ours, withDescriptors)
-    }
     let naive = churn.add(
       iterations: count == large ? 1 : 2,
       naiveReplacementBody(original, other, content: naiveContent))
@@ -750,11 +692,6 @@ func duration(_ nanoseconds: Double) -> String {
     addRounds(
       "relation: 1% churn assignment, naive hand-written + inferringMoves / ours, \(sizeName)",
       naive, over: ours, in: churn, atLeast: 10, format: duration)
-  }
-  if let descriptorChurn {
-    addRounds(
-      "  1% churn with SortDescriptors / with SortKeys (titles: another order), N=\(size(middle))",
-      descriptorChurn.descriptors, over: descriptorChurn.keys, in: churn, format: duration)
   }
 }
 // `--binding` runs only the section above.

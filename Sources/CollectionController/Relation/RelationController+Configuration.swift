@@ -413,11 +413,10 @@ extension RelationController.Configuration {
   }
 }
 
-/// The key path a `SortDescriptor`, `SortKey` or `KeyPathComparator` sorts by, if it is one.
+/// The key path a `SortDescriptor` or `KeyPathComparator` sorts by, if it is one.
 @inlinable
 func _sortKeyPath<Element>(_ comparator: any SortComparator<Element>) -> PartialKeyPath<Element>? {
   if let descriptor = comparator as? SortDescriptor<Element> { return descriptor.keyPath }
-  if let key = comparator as? SortKey<Element> { return key._keyPath }
   if let keyPathComparator = comparator as? KeyPathComparator<Element> {
     return keyPathComparator.keyPath
   }
