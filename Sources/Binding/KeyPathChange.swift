@@ -92,7 +92,12 @@ public struct PartialKeyPathChange<Root: AnyObject> {
   public var isDeletion: Bool { kind == .deletion }
 }
 
-/// What happened to a model, as reported to observers of all its properties.
+/// What happened to a model: its properties changed, or it announced its deletion.
+///
+/// One type for both places that report it. A model's
+/// ``ObservableModel/observeEvents(options:delivery:isolation:_:)`` hands the typed form, `ModelEvent<Order>`; a ``DependencyTracker``, which holds models of
+/// any type, hands `ModelEvent<any ObservableModel>`, whose payload is the model itself (get it
+/// back typed with a pattern or with ``object(as:)``):
 ///
 /// ```swift
 /// let token = order.observeEvents(options: .coalesced) { event in
@@ -101,20 +106,89 @@ public struct PartialKeyPathChange<Root: AnyObject> {
 ///   case .deleted: print("gone")
 ///   }
 /// }
+///
+/// let tracker = DependencyTracker { event in
+///   switch event {
+///   case .updated(let order as Order, let changes) where changes.contains(\Order.total):
+///     showTotal(order.total)
+///   case .updated(let object, _): print(type(of: object), "changed")
+///   case .deleted(let object): print(type(of: object), "deleted")
+///   }
+/// }
 /// ```
-public enum ModelEvent<Root: ObservableModel> {
-  /// Properties of the model changed (one event per change, or one per coalesced block).
-  case updated(Root, ChangedProperties<Root>)
-  /// The model announced its deletion; the registration ends after this event.
-  case deleted(Root)
+///
+/// `Model` is a model type, or `any ObservableModel` for a tracker's events.
+public enum ModelEvent<Model> {
+  /// Properties of the model changed (one event per change, or one per coalesced block);
+  /// `changes` lists them.
+  ///
+  /// ```swift
+  /// case .updated(let order, let changes): ...
+  /// ```
+  case updated(Model, ChangedProperties<Model>)
+  /// The model announced its deletion (`announceDeletion()`); the registration ends after this
+  /// event (a tracker has already removed it from its set).
+  ///
+  /// ```swift
+  /// case .deleted(let object): print("gone:", object)
+  /// ```
+  case deleted(Model)
 
   /// The model the event is about.
-  public var object: Root {
+  ///
+  /// ```swift
+  /// if event.object === order { ... }
+  /// ```
+  ///
+  /// - Complexity: O(1).
+  public var object: Model {
     switch self {
     case .updated(let object, _), .deleted(let object): object
     }
   }
+
+  /// The model, if it is a `Other` (for the events of a tracker, which hold models of any
+  /// type).
+  ///
+  /// ```swift
+  /// if let order = event.object(as: Order.self) { refresh(order) }
+  /// ```
+  ///
+  /// - Parameter type: The model type you expect.
+  /// - Returns: The object as an `Other`, or `nil` if it is of another type.
+  /// - Complexity: O(1).
+  public func object<Other: ObservableModel>(as type: Other.Type) -> Other? {
+    object as? Other
+  }
+
+  /// The changed properties of an ``updated(_:_:)`` event; `nil` for a deletion.
+  ///
+  /// ```swift
+  /// if event.changes?.contains(\Order.total) == true { ... }
+  /// ```
+  ///
+  /// - Complexity: O(1).
+  public var changes: ChangedProperties<Model>? {
+    guard case .updated(_, let changes) = self else { return nil }
+    return changes
+  }
+
+  /// Whether the event reports a deletion.
+  ///
+  /// ```swift
+  /// if event.isDeletion { close() }
+  /// ```
+  ///
+  /// - Complexity: O(1).
+  public var isDeletion: Bool {
+    guard case .deleted = self else { return false }
+    return true
+  }
 }
+
+/// Holds a model, which may not cross isolation domains.
+@available(*, unavailable)
+extension ModelEvent: Sendable {}
 
 /// Options for a key-path observation.
 ///
@@ -166,33 +240,95 @@ public struct ObservationOptions: OptionSet, Hashable, Sendable {
 
 /// The `@Observed` properties of a model that changed in one transaction.
 ///
+/// Handed with each ``ModelEvent/updated(_:_:)`` event: every property of the model that was
+/// written in the transaction (one change, or one coalesced block), however many times. Ask
+/// whether a key path is among them with `contains(_:)`:
+///
 /// ```swift
 /// case .updated(let order, let changes):
-///   if changes.contains { $0.total } { refreshTotal(order) }
+///   if changes.contains(\.total) { refreshTotal(order) }
 /// ```
-public struct ChangedProperties<Root: ObservableModel> {
-  let object: Root
-  let slots: [_AnySlot]
+///
+/// In a ``DependencyTracker``'s events (`ChangedProperties<any ObservableModel>`), name the
+/// model type in the key path (`changes.contains(\Order.total)`); a key path of another model
+/// type is never contained, so one handler can test the key paths of every type it tracks.
+///
+/// - Note: The value holds the changed model; it is not `Sendable`.
+public struct ChangedProperties<Model> {
+  /// The changed model.
+  let object: Model
+  /// The changed properties' slots, each once, in order of first change.
+  var slots: [_AnySlot]
 
-  /// The number of properties that changed.
+  init(object: Model, slots: [_AnySlot]) {
+    self.object = object
+    self.slots = slots
+  }
+
+  /// Adds the properties of `other`, which must be changes of the same object.
+  mutating func formUnion(_ other: Self) {
+    for slot in other.slots where !slots.contains(where: { $0 === slot }) { slots.append(slot) }
+  }
+
+  /// The number of properties that changed (at least one).
+  ///
+  /// ```swift
+  /// if changes.count > 1 { reloadAll() }
+  /// ```
+  ///
+  /// - Complexity: O(1).
   public var count: Int { slots.count }
 
-  /// The names of the properties that changed, in order of first change.
+  /// The names of the properties that changed, each once, in order of first change.
+  ///
+  /// ```swift
+  /// changes.names  // ["status", "total"]
+  /// ```
   ///
   /// - Complexity: O(*p*) reflection of the model the first time a property's name is asked.
-  public var names: [String] { slots.map { $0.name(in: object) } }
+  public var names: [String] { slots.map { $0.name(in: object as AnyObject) } }
 
+  /// Whether a change of these properties may have changed the value of `keyPath`: whether
+  /// `keyPath`, evaluated on the model now, reads one of them.
+  ///
+  /// For a key path naming an `@Observed` property (`\Order.total`) that is whether the
+  /// property changed; for a path or a computed property, whether anything it reads changed. A
+  /// key path of another model type is never contained.
+  ///
+  /// ```swift
+  /// if changes.contains(\Order.total) { totalLabel.text = "\(order.total)" }
+  /// ```
+  ///
+  /// - Parameter keyPath: The key path to test, rooted at the model type you expect.
+  /// - Returns: `true` if evaluating `keyPath` on the model reads a changed property.
+  /// - Complexity: One evaluation of `keyPath` with access tracking.
+  public func contains<Other: ObservableModel, Value>(_ keyPath: KeyPath<Other, Value>) -> Bool {
+    guard let object = object as? Other else { return false }
+    let (_, read) = _AccessRecorder.track { object[keyPath: keyPath] }
+    return read.contains { slot in slots.contains { $0 === slot } }
+  }
+}
+
+extension ChangedProperties where Model: ObservableModel {
   /// Whether a change of these properties may have changed the value of `keyPath`: whether
   /// `keyPath`, evaluated on the model now, reads one of them.
   ///
   /// For a key path naming an `@Observed` property (`\.total`) that is whether the property
   /// changed; for a path or a computed property, whether anything it reads changed.
   ///
+  /// ```swift
+  /// if changes.contains(\.total) { refreshTotal(order) }
+  /// ```
+  ///
   /// - Parameter keyPath: The key path to test.
   /// - Returns: `true` if evaluating `keyPath` on the model reads a changed property.
   /// - Complexity: One evaluation of `keyPath` with access tracking.
-  public func contains<Value>(_ keyPath: KeyPath<Root, Value>) -> Bool {
+  public func contains<Value>(_ keyPath: KeyPath<Model, Value>) -> Bool {
     let (_, read) = _AccessRecorder.track { object[keyPath: keyPath] }
     return read.contains { slot in slots.contains { $0 === slot } }
   }
 }
+
+/// Holds a model, which may not cross isolation domains.
+@available(*, unavailable)
+extension ChangedProperties: Sendable {}

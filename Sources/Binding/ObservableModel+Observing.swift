@@ -275,8 +275,8 @@ extension ObservableModel {
   ///
   /// This is what dependency tracking needs: one ``ModelEvent/updated(_:_:)`` per change, or,
   /// with ``ObservationOptions/coalesced``, one per coalesced block listing every property that
-  /// changed (``ChangedProperties/contains(_:)`` answers whether a key path is among them); and
-  /// ``ModelEvent/deleted(_:)`` when the object announces its deletion. Writes of equal values
+  /// changed (``ChangedProperties``: its `contains(_:)` answers whether a key path is among
+  /// them); and ``ModelEvent/deleted(_:)`` when the object announces its deletion. Writes of equal values
   /// count as changes here.
   ///
   /// ```swift

@@ -60,4 +60,31 @@ extension ModelEventTests {
     #expect(objects.allSatisfy { $0 === user })
     token.cancel()
   }
+
+  @Test func theTypedEventHasTheAccessorsOfATrackersEvent() {
+    let user = User()
+    var events: [ModelEvent<User>] = []
+    let token = user.observeEvents { events.append($0) }
+    user.age = 1
+    user.announceDeletion()
+    #expect(events.count == 2)
+    #expect(events.map(\.isDeletion) == [false, true])
+    #expect(events.first?.changes?.names == ["age"])
+    #expect(events.last?.changes == nil)
+    #expect(events.first?.object(as: User.self) === user)
+    #expect(events.first?.object(as: Address.self) == nil)
+    token.cancel()
+  }
+
+  @Test func aKeyPathNamingTheTypeOrAnotherTypeIsAnsweredToo() {
+    let user = User()
+    var answers: [Bool] = []
+    let token = user.observeEvents { event in
+      guard let changes = event.changes else { return }
+      answers += [changes.contains(\User.age), changes.contains(\Address.city)]
+    }
+    user.age = 1
+    #expect(answers == [true, false])
+    token.cancel()
+  }
 }

@@ -34,7 +34,7 @@ import Testing
     let albums = try RelationController(
       \.albums, of: artist,
       filter: .matching { !$0.isLive },  // or .matching(#Predicate<Album> { ... })
-      sortedBy: [SortKey(\.releaseDate)],  // or SortDescriptors; stable: ties keep relation order
+      sortedBy: [SortDescriptor(\.releaseDate)],  // stable: ties keep relation order
       sectionedBy: { $0.decade },  // any Hashable & Comparable key
       sectionName: { "\($0)s" },  // the sections' display names
       observing: [\.title])  // attributes whose change is an update

@@ -26,7 +26,7 @@ import Testing
     let c = Album("c", year: 3)
     let collector = Collector([a, b, c])
     let unsorted = try RelationController(\.shelf, of: collector)
-    let sorted = try RelationController(\.shelf, of: collector, sortedBy: [SortKey(\.year)])
+    let sorted = try RelationController(\.shelf, of: collector, sortedBy: [SortDescriptor(\.year)])
     #expect(unsorted.objects.map(\.name) == ["a", "b", "c"])
     #expect(sorted.objects.map(\.name) == ["b", "a", "c"])
 
@@ -41,7 +41,7 @@ import Testing
     let artist = Artist([a, b])
     artist.albumSet = [a, b]
     let array = try RelationController(\.albums, of: artist)
-    let set = try RelationController(\.albumSet, of: artist, sortedBy: [SortKey(\.year)])
+    let set = try RelationController(\.albumSet, of: artist, sortedBy: [SortDescriptor(\.year)])
     #expect(array.objects.map(\.name) == ["a", "b"])
     #expect(set.objects.map(\.name) == ["b", "a"])
 

@@ -85,19 +85,9 @@ struct FuzzConfiguration {
         filter: nil, sortedBy: [SortDescriptor(\.averageDuration)],
         compare: { nanLast($0.averageDuration, $1.averageDuration) },
         section: { $0.isLive ? 1 : 0 }),
-      // `SortKey`s keep their keys as the equivalent `SortDescriptor`s do: through an object
-      // (a label's name), and a NaN last.
       FuzzConfiguration(
-        name: "by label name then year with SortKeys, one section", filter: nil,
-        sortedBy: [SortKey(\.labelName), SortKey(\.year, order: .reverse)],
-        compare: { a, b in
-          let byLabel = order(a.labelName, b.labelName)
-          return byLabel != .orderedSame ? byLabel : order(b.year, a.year)
-        },
-        section: { _ in 0 }),
-      FuzzConfiguration(
-        name: "by average duration with a SortKey (NaN last), live filtered, decades",
-        filter: { !$0.isLive }, sortedBy: [SortKey(\.averageDuration)],
+        name: "by average duration (NaN last), live filtered, decades",
+        filter: { !$0.isLive }, sortedBy: [SortDescriptor(\.averageDuration)],
         compare: { nanLast($0.averageDuration, $1.averageDuration) },
         section: { $0.decade }),
       // A `KeyPathComparator` compares live elements: a NaN goes where the comparisons put it.

@@ -1112,7 +1112,7 @@ extension RelationControllerTests {
     let albums = (0..<5_000).map { Album("a\($0)", year: $0) }
     let artist = Artist(albums)
     let controller = try RelationController(
-      \.albums, of: artist, sortedBy: [SortKey(\.year)], sectionedBy: { $0.year },
+      \.albums, of: artist, sortedBy: [SortDescriptor(\.year)], sectionedBy: { $0.year },
       delivery: .synchronous)
     var shown = controller.sections.map { $0.objects.map(ObjectIdentifier.init) }
     let token = controller.onChange { changes in

@@ -15,7 +15,7 @@ import Testing
     let albums = (0..<40).map { Album("\($0)", year: 1950 + Int(rng.next() % 30)) }
     let artist = Artist(albums)
     let controller = try RelationController(
-      \.albums, of: artist, sortedBy: [SortKey(\.year)], observing: [\.title],
+      \.albums, of: artist, sortedBy: [SortDescriptor(\.year)], observing: [\.title],
       delivery: .synchronous)
     var shown = [controller.objects]
     var changeSets: [RelationChangeSet<Album>] = []
@@ -32,7 +32,7 @@ import Testing
         for album in picked { album.title = "round \(round)" }
         for album in picked { album.year = 1950 + Int(rng.next() % 30) }
       }
-      let expected = artist.albums.sorted(using: SortKey(\.year))
+      let expected = artist.albums.sorted(using: SortDescriptor(\.year))
       try #require(controller.objects.map(\.name) == expected.map(\.name), "round \(round)")
       try #require(changeSets.count == round + 1, "one change set per transaction")
       let changes = changeSets[round]

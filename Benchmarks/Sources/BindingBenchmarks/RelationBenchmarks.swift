@@ -32,16 +32,13 @@ func makeAlbum(_ rng: inout SplitMix64, isLive: Bool? = nil) -> Album {
 
 /// How a benchmark's controller sorts.
 enum AlbumSort {
-  /// `SortKey`s, the fast path (what the figures measure).
-  case keys
-  /// The same order with `SortDescriptor`s (reported beside).
+  /// By year, then title (`SortDescriptor`s).
   case descriptors
   /// Unsorted (to tell the kept keys' memory apart).
   case none
 
   var comparators: [any SortComparator<Album>] {
     switch self {
-    case .keys: [SortKey(\.year), SortKey(\.title)]
     case .descriptors: [SortDescriptor(\.year), SortDescriptor(\.title)]
     case .none: []
     }
@@ -50,7 +47,7 @@ enum AlbumSort {
 
 /// The controller's configuration, which every baseline reproduces: live albums filtered out,
 /// sorted by year then title, in sections by decade.
-func makeController(_ artist: Artist, sort: AlbumSort = .keys) throws -> AlbumController {
+func makeController(_ artist: Artist, sort: AlbumSort = .descriptors) throws -> AlbumController {
   try RelationController(
     \.albums, of: artist, filter: .matching { !$0.isLive }, sortedBy: sort.comparators,
     sectionedBy: { $0.year / 10 * 10 }, observing: [\.title], delivery: .synchronous)
@@ -72,7 +69,7 @@ final class RelationFixture {
   let controller: AlbumController
   let subscription: ObservationToken
 
-  init(_ albums: [Album], sort: AlbumSort = .keys) throws {
+  init(_ albums: [Album], sort: AlbumSort = .descriptors) throws {
     artist = Artist(albums)
     shown = albums.filter { !$0.isLive }
     controller = try makeController(artist, sort: sort)
@@ -91,7 +88,7 @@ func controllerBytesPerElement(_ albums: [Album]) throws -> (sorted: Double, uns
   let artist = Artist(albums)
   func bytes(sorted: Bool) throws -> Double {
     let before = heap_bytes_in_use_with_mmap()
-    let controller = try makeController(artist, sort: sorted ? .keys : .none)
+    let controller = try makeController(artist, sort: sorted ? .descriptors : .none)
     let after = heap_bytes_in_use_with_mmap()
     withExtendedLifetime(controller) {}
     return (Double(after) - Double(before)) / Double(albums.count)

@@ -133,7 +133,7 @@ if CommandLine.arguments.contains("--profile-sections") {
   let albums = (0..<count).map { Album(year: $0, isLive: false) }
   let artist = Artist(albums)
   let controller = try RelationController(
-    \.albums, of: artist, sortedBy: [SortKey(\.year)], sectionedBy: { $0.year },
+    \.albums, of: artist, sortedBy: [SortDescriptor(\.year)], sectionedBy: { $0.year },
     delivery: .synchronous)
   var rng = SplitMix64(seed: 5)
   let clock = ContinuousClock()
@@ -584,21 +584,11 @@ func duration(_ nanoseconds: Double) -> String {
       built = nil
     }
     let naive = build.add(iterations: 1) { _ in blackHole(naiveContent(albums)) }
-    let withDescriptors = build.add(iterations: 1) { _ in
-      do { built = try makeController(artist, sort: .descriptors) } catch { failure = error }
-    }
-    _ = build.add(iterations: 1) { _ in
-      blackHole(built)
-      built = nil
-    }
     build.run(quick ? 2 : 3)
     if let failure { throw failure }
     addRounds(
       "relation: building the controller / hand-written filter + sorted(by:), N=\(size(large))",
       ours, over: naive, in: build, atMost: 3, format: duration)
-    addRounds(
-      "  the controller sorting with SortDescriptors instead / hand-written", withDescriptors,
-      over: naive, in: build, format: duration)
     let memory = try controllerBytesPerElement(albums)
     add(
       "relation: controller's own memory per element (unsorted), N=\(size(large))",
@@ -648,8 +638,6 @@ func duration(_ nanoseconds: Double) -> String {
     iterations: changes, limitMoveBody(albums(large, seed: 4), seed: 5))
   let middleNaive = moves.add(
     iterations: 2, naiveMoveBody(albums(middle, seed: 3), seed: 5, content: naiveContent))
-  let descriptorFixture = try RelationFixture(albums(middle, seed: 3), sort: .descriptors)
-  let middleDescriptorMove = moves.add(iterations: changes, moveBody(descriptorFixture, seed: 5))
   let receivers = [smallFixture, middleFixture, largeFixture].map(\.receiver)
   let before = receivers.map { ($0.changeSets, $0.moves) }
   moves.run(roundCount)
@@ -659,9 +647,6 @@ func duration(_ nanoseconds: Double) -> String {
   addRounds(
     "relation: our move / the limit line (order-statistics tree), N=\(size(middle))",
     middleMove, over: middleLimit, in: moves, atMost: 3, format: duration)
-  addRounds(
-    "  our move sorting with SortDescriptors instead / the limit line, N=\(size(middle))",
-    middleDescriptorMove, over: middleLimit, in: moves, format: duration)
   addRounds(
     "relation: our move / the limit line (order-statistics tree), N=\(size(large))",
     largeMove, over: largeLimit, in: moves, atMost: 3, format: duration)

@@ -5,12 +5,13 @@ import Observation
 ///
 /// A tracker holds objects of any `ObservableModel` types, by identity. Per transaction (one
 /// change made outside `coalesce`, or one outermost `coalesce` block on one thread) it
-/// reports, in this order: one ``DependencyEvent/deleted(_:)`` per dependency that announced
-/// its deletion, sent after it left the set; then one ``DependencyEvent/updated(_:_:)`` per
-/// dependency whose `@Observed` properties changed, with the properties
-/// (``DependencyChanges``); then, if the transaction deleted at least one dependency, the
-/// `onDismiss` action, **once** however many were deleted, unless ``dismissesOnDeletion`` is
-/// off.
+/// reports, in this order: one ``ModelEvent/deleted(_:)`` per dependency that announced its
+/// deletion, sent after it left the set; then one ``ModelEvent/updated(_:_:)`` per dependency
+/// whose `@Observed` properties changed, with the properties (``ChangedProperties``); then,
+/// if the transaction deleted at least one dependency, the `onDismiss` action, **once** however
+/// many were deleted, unless ``dismissesOnDeletion`` is off. The events are
+/// `ModelEvent<any ObservableModel>`: the same type a model's `observeEvents` hands, over
+/// models of any type.
 ///
 /// ```swift
 /// let tracker = DependencyTracker(onDismiss: { [weak self] in self?.close() }) { event in
@@ -89,7 +90,8 @@ public final class DependencyTracker: Sendable, Observable {
   /// Where batches are delivered (Binding's scheduler).
   private let _route: _Route
   /// The receivers, called in the delivery context only.
-  private let _receivers: _Transfer<(handler: (DependencyEvent) -> Void, onDismiss: (() -> Void)?)>
+  private let _receivers:
+    _Transfer<(handler: (ModelEvent<any ObservableModel>) -> Void, onDismiss: (() -> Void)?)>
   /// Waits for the ends of transactions for the tracker, without keeping it alive.
   private let _relay = _TransactionRelay()
   /// Swift Observation's view of the tracker: reads of the set, and what changes it.
@@ -97,9 +99,9 @@ public final class DependencyTracker: Sendable, Observable {
 
   /// Creates an empty tracker that reports to `handler`.
   ///
-  /// The handler receives each ``DependencyEvent``; `onDismiss` runs after the events of each
-  /// transaction that deleted at least one dependency (once per transaction), while
-  /// `dismissOnDeletion` is `true`.
+  /// The handler receives each event (a `ModelEvent<any ObservableModel>`); `onDismiss` runs
+  /// after the events of each transaction that deleted at least one dependency (once per
+  /// transaction), while `dismissOnDeletion` is `true`.
   ///
   /// ```swift
   /// let tracker = DependencyTracker(onDismiss: { dismiss() }) { event in
@@ -121,7 +123,7 @@ public final class DependencyTracker: Sendable, Observable {
     delivery: ObservationDelivery = .automatic,
     isolation: (any Actor)? = #isolation,
     onDismiss: (() -> Void)? = nil,
-    _ handler: @escaping (DependencyEvent) -> Void
+    _ handler: @escaping (ModelEvent<any ObservableModel>) -> Void
   ) {
     _state = _Lock(_TrackerState(dismissesOnDeletion: dismissOnDeletion))
     _route = _Route(delivery, isolation: isolation)
@@ -288,8 +290,9 @@ public final class DependencyTracker: Sendable, Observable {
     let recording: _TrackerState.Recording
     switch event {
     case .updated(let object, let changes):
-      let changes = _Transfer(DependencyChanges([changes]))
       let object = _Transfer(object as any ObservableModel)
+      let changes = _Transfer(
+        ChangedProperties<any ObservableModel>(object: object.value, slots: changes.slots))
       recording = _state.withLock { state in
         state.recordUpdate(changes.value, of: object, for: dependency, thread: thread)
       }

@@ -9,9 +9,8 @@ import Foundation
 /// it is inserted) and only then: an element's keys change only when it is placed again, so the
 /// index is always ordered by its kept keys, never by a mix of kept and live values.
 ///
-/// Built by ``make(_:)`` from `SortKey`s on key paths to standard value types (see
-/// `_KeptComparable`) or optionals of them, read through their closures, and from
-/// `SortDescriptor`s that name such a key path, compare by `Comparable` or by a
+/// Built by ``make(_:)`` from `SortDescriptor`s that name a key path to a standard value type
+/// (see `_KeptComparable`) or an optional of one, compare by `Comparable` or by a
 /// `String.StandardComparator` (the two comparisons `SortDescriptor` offers), and were not
 /// changed after they were made, read through their key paths; otherwise the controller
 /// compares live elements with the comparators (the general path). The values of the common
@@ -130,8 +129,7 @@ final class _SortKeys<Element> {
     for store in stores.reversed() { store.sortStably(&slots) }
   }
 
-  /// A reader for `comparator` if it is a `SortKey` on a kept type, or a `SortDescriptor` that
-  /// can be specialised.
+  /// A reader for `comparator` if it is a `SortDescriptor` that can be specialised.
   ///
   /// Only a descriptor equal to one made afresh with its key path, comparator and order is
   /// kept: Foundation fixes a descriptor's order into its comparison when the descriptor is
@@ -141,7 +139,6 @@ final class _SortKeys<Element> {
   static func _reader(
     _ comparator: any SortComparator<Element>
   ) -> _KeyReader<Element>? {
-    if let key = comparator as? SortKey<Element> { return key._makeReader(key.order == .forward) }
     guard let descriptor = comparator as? SortDescriptor<Element>,
       let keyPath = descriptor.keyPath
     else { return nil }

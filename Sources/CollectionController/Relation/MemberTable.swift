@@ -329,7 +329,7 @@ struct _RelationMember {
   /// announced its deletion (see `deleted`).
   @usableFromInline
   var watch: _WatchHandle?
-  /// The hash of the observed attributes at the last transaction (see `_Config.fingerprint`).
+  /// The hash of the observed attributes at the last transaction (see `Configuration.fingerprint`).
   @usableFromInline
   var fingerprint: Int
   @usableFromInline

@@ -10,18 +10,20 @@ extension RelationController {
   /// try albums.reconfigure { $0.filter = .matching(#Predicate { $0.year > 1990 }) }
   /// ```
   public struct Filter {
+    /// Decides whether an element is shown.
     @usableFromInline
-    let _evaluate: (Element) throws -> Bool
+    let evaluate: (Element) throws -> Bool
+    /// Whether `evaluate` may throw (a `Predicate`'s does).
     @usableFromInline
-    let _throws: Bool
+    let `throws`: Bool
 
     /// A filter that shows the elements for which `isIncluded` returns `true`.
     ///
     /// - Parameter isIncluded: Decides; it may read anything observable.
     @inlinable
     public init(_ isIncluded: @escaping (Element) -> Bool) {
-      _evaluate = isIncluded
-      _throws = false
+      evaluate = isIncluded
+      `throws` = false
     }
 
     /// A filter that shows the elements for which `predicate` evaluates to `true`.
@@ -33,8 +35,8 @@ extension RelationController {
     /// - Parameter predicate: Decides; it may read anything observable.
     @inlinable
     public init(_ predicate: Predicate<Element>) {
-      _evaluate = { try predicate.evaluate($0) }
-      _throws = true
+      evaluate = { try predicate.evaluate($0) }
+      `throws` = true
     }
 
     /// A filter that shows the elements for which `isIncluded` returns `true`.
@@ -79,14 +81,35 @@ extension RelationController {
   /// }
   /// ```
   public struct Configuration {
+    /// The configuration and what is derived from it, in one object: a controller's
+    /// transactions and watches each retain one reference.
+    @usableFromInline
+    var _storage: _ConfigurationStorage<Element, SectionKey>
+
     /// Which elements to show; `nil` shows all.
-    public var filter: Filter?
+    @inlinable
+    public var filter: Filter? {
+      get { _storage.filter }
+      set { _storage = _storage.with(filter: newValue) }
+    }
     /// Sort comparators, first decides; ties keep relation order.
-    public var sortedBy: [any SortComparator<Element>]
+    @inlinable
+    public var sortedBy: [any SortComparator<Element>] {
+      get { _storage.sortedBy }
+      set { _storage = _storage.with(sortedBy: newValue) }
+    }
     /// The section key of an element (a constant for a controller without sections).
-    public var sectionedBy: (Element) -> SectionKey
+    @inlinable
+    public var sectionedBy: (Element) -> SectionKey {
+      get { _storage.sectionedBy }
+      set { _storage = _storage.with(sectionedBy: newValue) }
+    }
     /// The display name of a section.
-    public var sectionName: (SectionKey) -> String
+    @inlinable
+    public var sectionName: (SectionKey) -> String {
+      get { _storage.sectionName }
+      set { _storage = _storage.with(sectionName: newValue) }
+    }
     /// Attributes whose change is reported as an update (or a move flagged `changed`).
     ///
     /// When an element is re-evaluated, its attributes are compared with the previous
@@ -94,20 +117,30 @@ extension RelationController {
     /// or not at all (other values count as changed on every re-evaluation of the element).
     /// They are compared once per transaction, so a value written and written back within one
     /// (a `coalesce` block) is no change.
-    public var observing: [PartialKeyPath<Element>]
+    @inlinable
+    public var observing: [PartialKeyPath<Element>] {
+      get { _storage.observing }
+      set { _storage = _storage.with(observing: newValue) }
+    }
 
     @inlinable
     init(
       filter: Filter?, sortedBy: [any SortComparator<Element>],
-      sectionedBy: @escaping (Element) -> SectionKey, sectionName: @escaping (SectionKey) -> String,
+      sectionedBy: @escaping (Element) -> SectionKey,
+      sectionName: @escaping (SectionKey) -> String = { String(describing: $0) },
       observing: [PartialKeyPath<Element>]
     ) {
-      self.filter = filter
-      self.sortedBy = sortedBy
-      self.sectionedBy = sectionedBy
-      self.sectionName = sectionName
-      self.observing = observing
+      _storage = _ConfigurationStorage(
+        filter: filter, sortedBy: sortedBy, sectionedBy: sectionedBy, sectionName: sectionName,
+        observing: observing)
     }
+
+    /// Orders two elements by ``sortedBy``.
+    @inlinable
+    var compare: (Element, Element) -> ComparisonResult { _storage.compare }
+    /// Reads what the sort reads of an element (its kept keys' key paths when they can be kept).
+    @inlinable
+    var readSortKeys: (Element) -> Void { _storage.readSortKeys }
   }
 
   /// The current configuration.
@@ -115,12 +148,7 @@ extension RelationController {
   /// - Complexity: O(1).
   @inlinable
   public var configuration: Configuration {
-    _lock.withLock { state in
-      let config = state.config
-      return Configuration(
-        filter: config.filter, sortedBy: config.sortedBy, sectionedBy: config.sectionedBy,
-        sectionName: config.sectionName, observing: config.observing)
-    }
+    _lock.withLock { state in state.config }
   }
 
   /// Changes the filter, sort, sections or observed attributes, and reports the difference as
@@ -139,24 +167,20 @@ extension RelationController {
   public func reconfigure(
     _ update: (inout Configuration) -> Void
   ) throws(RelationConfigurationError) {
-    var configuration = self.configuration
-    update(&configuration)
-    let config = _Config(
-      filter: configuration.filter, sortedBy: configuration.sortedBy,
-      sectionedBy: configuration.sectionedBy, sectionName: configuration.sectionName,
-      observing: configuration.observing)
+    var config = self.configuration
+    update(&config)
     let members = _lock.withLock { state in state.members.values.map(_element) }
     try config.validate(members)
     _enqueueTransaction(.reconfigure(config))
   }
 }
 
-/// The controller's configuration in the form it runs: immutable, and a class so that each
-/// re-watch and transaction that holds it retains one reference instead of copying nine.
+/// The storage of a ``RelationController/Configuration``: immutable (a change makes a new one),
+/// with the comparison and the hashers derived from it once.
 @usableFromInline
-final class _Config<Element: ObservableModel, SectionKey: Hashable & Comparable> {
+final class _ConfigurationStorage<Element: ObservableModel, SectionKey: Hashable & Comparable> {
   @usableFromInline
-  let filter: RelationControllerFilter<Element>?
+  let filter: RelationController<Element, SectionKey>.Filter?
   @usableFromInline
   let sortedBy: [any SortComparator<Element>]
   @usableFromInline
@@ -180,12 +204,10 @@ final class _Config<Element: ObservableModel, SectionKey: Hashable & Comparable>
     filter: RelationController<Element, SectionKey>.Filter?,
     sortedBy: [any SortComparator<Element>],
     sectionedBy: @escaping (Element) -> SectionKey,
-    sectionName: @escaping (SectionKey) -> String = { String(describing: $0) },
+    sectionName: @escaping (SectionKey) -> String,
     observing: [PartialKeyPath<Element>]
   ) {
-    self.filter = filter.map {
-      RelationControllerFilter(evaluate: $0._evaluate, throws: $0._throws)
-    }
+    self.filter = filter
     self.sortedBy = sortedBy
     self.sectionedBy = sectionedBy
     self.sectionName = sectionName
@@ -214,6 +236,23 @@ final class _Config<Element: ObservableModel, SectionKey: Hashable & Comparable>
     }
   }
 
+  /// This storage with some of its parts replaced.
+  @inlinable
+  func with(
+    filter: RelationController<Element, SectionKey>.Filter?? = nil,
+    sortedBy: [any SortComparator<Element>]? = nil,
+    sectionedBy: ((Element) -> SectionKey)? = nil,
+    sectionName: ((SectionKey) -> String)? = nil,
+    observing: [PartialKeyPath<Element>]? = nil
+  ) -> _ConfigurationStorage {
+    _ConfigurationStorage(
+      filter: filter ?? self.filter, sortedBy: sortedBy ?? self.sortedBy,
+      sectionedBy: sectionedBy ?? self.sectionedBy, sectionName: sectionName ?? self.sectionName,
+      observing: observing ?? self.observing)
+  }
+}
+
+extension RelationController.Configuration {
   /// Whether every `SectionKey` is equal to itself: a standard type that is not a floating-point
   /// number (the common section keys: integers, strings, `Unsectioned`).
   @inlinable
@@ -230,8 +269,8 @@ final class _Config<Element: ObservableModel, SectionKey: Hashable & Comparable>
   func includes(_ element: Element) -> Bool {
     // Through optional chaining, which reads the filter where it is stored: `if let` copies
     // it (retaining its closure) on every call, and this runs for every placement.
-    guard filter != nil else { return true }
-    return (try? filter?.evaluate(element)) ?? false
+    guard _storage.filter != nil else { return true }
+    return (try? _storage.filter?.evaluate(element)) ?? false
   }
 
   /// Checks what can only be checked at run time: the current elements' section keys must be
@@ -273,7 +312,7 @@ final class _Config<Element: ObservableModel, SectionKey: Hashable & Comparable>
   /// attributes: equal fingerprints mean unchanged attributes, up to a 64-bit hash collision.
   @inlinable
   func readInputs(_ element: Element) -> Int {
-    _ = try? filter?.evaluate(element)  // (not `if let`: see `includes`)
+    _ = try? _storage.filter?.evaluate(element)  // (not `if let`: see `includes`)
     _ = sectionedBy(element)
     readSortKeys(element)
     return fingerprint(element)
@@ -369,16 +408,15 @@ final class _Config<Element: ObservableModel, SectionKey: Hashable & Comparable>
   func fingerprint(_ element: Element) -> Int {
     guard !observing.isEmpty else { return 0 }
     var hasher = Hasher()
-    for combine in _hashers { combine(element, &hasher) }
+    for combine in _storage._hashers { combine(element, &hasher) }
     return hasher.finalize()
   }
 }
 
-/// The key path a `SortDescriptor`, `SortKey` or `KeyPathComparator` sorts by, if it is one.
+/// The key path a `SortDescriptor` or `KeyPathComparator` sorts by, if it is one.
 @inlinable
 func _sortKeyPath<Element>(_ comparator: any SortComparator<Element>) -> PartialKeyPath<Element>? {
   if let descriptor = comparator as? SortDescriptor<Element> { return descriptor.keyPath }
-  if let key = comparator as? SortKey<Element> { return key._keyPath }
   if let keyPathComparator = comparator as? KeyPathComparator<Element> {
     return keyPathComparator.keyPath
   }
@@ -390,44 +428,6 @@ func _sortKeyPath<Element>(_ comparator: any SortComparator<Element>) -> Partial
 func _isWritable<Root>(_ keyPath: PartialKeyPath<Root>) -> Bool {
   func open<Value>(_: Value.Type) -> Bool { keyPath is WritableKeyPath<Root, Value> }
   return _openExistential(type(of: keyPath).valueType, do: open)
-}
-
-/// A type-erased filter (the public `Filter` is nested in the generic controller).
-@usableFromInline
-struct RelationControllerFilter<Element> {
-  @usableFromInline
-  let evaluate: (Element) throws -> Bool
-  @usableFromInline
-  let `throws`: Bool
-
-  @inlinable
-  init(evaluate: @escaping (Element) throws -> Bool, throws: Bool) {
-    self.evaluate = evaluate
-    self.throws = `throws`
-  }
-}
-
-extension RelationController.Configuration {
-  @inlinable
-  init(
-    filter: RelationControllerFilter<Element>?, sortedBy: [any SortComparator<Element>],
-    sectionedBy: @escaping (Element) -> SectionKey, sectionName: @escaping (SectionKey) -> String,
-    observing: [PartialKeyPath<Element>]
-  ) {
-    self.filter = filter.map { RelationController.Filter(_erased: $0) }
-    self.sortedBy = sortedBy
-    self.sectionedBy = sectionedBy
-    self.sectionName = sectionName
-    self.observing = observing
-  }
-}
-
-extension RelationController.Filter {
-  @inlinable
-  init(_erased filter: RelationControllerFilter<Element>) {
-    _evaluate = filter.evaluate
-    _throws = filter.throws
-  }
 }
 
 /// Orders elements with the current configuration's comparator; swapped by reconfiguration

@@ -26,7 +26,7 @@ extension RelationController {
     /// The owner announced its deletion.
     case ownerDeleted
     /// A new configuration (a transaction of its own).
-    case reconfigure(_Config<Element, SectionKey>)
+    case reconfigure(Configuration)
     /// The owner was deallocated: nothing is observed any more (a transaction of its own).
     case ownerGone
   }
@@ -90,7 +90,7 @@ extension RelationController {
   /// observed attributes. Runs the configuration's functions: never call it with the lock held.
   @inlinable
   func _watch(
-    _ element: Element, replacing previous: _WatchHandle?, _ config: _Config<Element, SectionKey>
+    _ element: Element, replacing previous: _WatchHandle?, _ config: Configuration
   ) -> (watch: _WatchHandle?, fingerprint: Int) {
     var fingerprint = 0
     // The caller ends `previous` once its re-watch is committed (see `_rewatch`).
@@ -147,7 +147,7 @@ extension RelationController {
   /// announced its deletion, or is being re-watched (then marked to be re-watched once more).
   @inlinable
   func _claim(
-    _ id: ObjectIdentifier, _ member: inout _RelationMember?, config: _Config<Element, SectionKey>
+    _ id: ObjectIdentifier, _ member: inout _RelationMember?, config: Configuration
   ) -> _RewatchClaim? {
     let isDeleted = member?.watch == nil
     guard let generation = member?.mark.claim(isDeleted: isDeleted),
@@ -293,14 +293,14 @@ extension RelationController {
     @usableFromInline
     let watch: _WatchHandle?
     @usableFromInline
-    let config: _Config<Element, SectionKey>
+    let config: Configuration
     @usableFromInline
     let generation: UInt16
 
     @inlinable
     init(
       id: ObjectIdentifier, element: Element, watch: _WatchHandle?,
-      config: _Config<Element, SectionKey>, generation: UInt16
+      config: Configuration, generation: UInt16
     ) {
       self.id = id
       self.element = element

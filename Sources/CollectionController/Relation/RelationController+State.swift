@@ -38,7 +38,7 @@ extension RelationController {
     var index: _OrderedIndex<Element, SectionKey>
     @usableFromInline
     @exclusivity(unchecked)
-    var config: _Config<Element, SectionKey>
+    var config: Configuration
     @usableFromInline
     @exclusivity(unchecked)
     var members = _MemberTable()
@@ -59,8 +59,7 @@ extension RelationController {
     var nextHandlerID: UInt64 = 0
 
     @inlinable
-    init(index: consuming _OrderedIndex<Element, SectionKey>, config: _Config<Element, SectionKey>)
-    {
+    init(index: consuming _OrderedIndex<Element, SectionKey>, config: Configuration) {
       self.index = index
       self.config = config
     }

@@ -205,7 +205,7 @@ extension RelationController {
   /// empty index at once: one sort (user code, no lock held), then a linear load under the
   /// lock.
   @inlinable
-  func _load(_ elements: [Element], labels: [UInt64], config: _Config<Element, SectionKey>) {
+  func _load(_ elements: [Element], labels: [UInt64], config: Configuration) {
     var placed: [Element] = []
     var sectionKeys: [SectionKey] = []
     var sequences: [UInt64] = []

@@ -178,7 +178,7 @@ public final class RelationController<Element: ObservableModel, SectionKey: Hash
   @inlinable
   init<Owner: ObservableModel>(
     owner: Owner, relation: AnyKeyPath, initial: _RelationValue<Element>,
-    config: _Config<Element, SectionKey>, permanentSectionKey: SectionKey?,
+    config: Configuration, permanentSectionKey: SectionKey?,
     delivery: ObservationDelivery, isolation: (any Actor)?,
     register: (RelationController) -> ObservationToken
   ) throws(RelationConfigurationError) {
@@ -490,7 +490,7 @@ extension RelationController {
   ) throws(RelationConfigurationError) where Relation.Element == Element {
     try self.init(
       relation, owner: owner,
-      config: _Config(
+      config: Configuration(
         filter: filter, sortedBy: sortedBy, sectionedBy: sectionedBy, sectionName: sectionName,
         observing: observing),
       permanentSectionKey: nil, delivery: delivery, isolation: isolation)
@@ -533,7 +533,7 @@ extension RelationController where SectionKey == Unsectioned {
   ) throws(RelationConfigurationError) where Relation.Element == Element {
     try self.init(
       relation, owner: owner,
-      config: _Config(
+      config: Configuration(
         filter: filter, sortedBy: sortedBy, sectionedBy: { _ in Unsectioned() },
         observing: observing),
       permanentSectionKey: Unsectioned(), delivery: delivery, isolation: isolation)
@@ -544,7 +544,7 @@ extension RelationController {
   @inlinable
   convenience init<Owner: ObservableModel, Relation: RelationCollection>(
     _ relation: KeyPath<Owner, Relation>, owner: Owner,
-    config: _Config<Element, SectionKey>, permanentSectionKey: SectionKey?,
+    config: Configuration, permanentSectionKey: SectionKey?,
     delivery: ObservationDelivery, isolation: (any Actor)?
   ) throws(RelationConfigurationError) where Relation.Element == Element {
     try self.init(

@@ -64,7 +64,7 @@ extension DependencyTrackerTests {
   @Test func objectsOfDifferentTypesAreTrackedTogether() throws {
     let order = Order("o")
     let customer = Customer("c")
-    var events: [DependencyEvent] = []
+    var events: [ModelEvent<any ObservableModel>] = []
     let tracker = DependencyTracker { events.append($0) }
     tracker.add(order)
     tracker.add(customer)
@@ -103,7 +103,7 @@ extension DependencyTrackerTests {
   @Test func aCoalescedBlockIsOneUpdatePerObjectWithItsChangedProperties() async {
     let order = Order("o")
     let customer = Customer("c")
-    var events: [DependencyEvent] = []
+    var events: [ModelEvent<any ObservableModel>] = []
     await confirmation(expectedCount: 2) { updated in
       let tracker = DependencyTracker { event in
         events.append(event)
@@ -130,7 +130,7 @@ extension DependencyTrackerTests {
 
   @Test func anUntouchedPropertyIsNotAmongTheChanges() throws {
     let order = Order("o")
-    var events: [DependencyEvent] = []
+    var events: [ModelEvent<any ObservableModel>] = []
     let tracker = DependencyTracker { events.append($0) }
     tracker.add(order)
     order.status = "paid"

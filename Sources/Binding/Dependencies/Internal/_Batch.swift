@@ -11,7 +11,7 @@ struct _Batch: Sendable {
   mutating func append(_ deletion: _PendingDeletion) { deletions.append(deletion) }
 
   mutating func merge(
-    _ changes: DependencyChanges, of object: _Transfer<any ObservableModel>,
+    _ changes: ChangedProperties<any ObservableModel>, of object: _Transfer<any ObservableModel>,
     for dependency: _Dependency
   ) {
     let key = ObjectIdentifier(dependency)

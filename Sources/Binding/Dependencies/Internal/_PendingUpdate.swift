@@ -3,5 +3,5 @@
 struct _PendingUpdate: Sendable {
   let dependency: _Dependency
   let object: _Transfer<any ObservableModel>
-  var changes: _Transfer<DependencyChanges>
+  var changes: _Transfer<ChangedProperties<any ObservableModel>>
 }

@@ -102,7 +102,7 @@ struct _TrackerState: Sendable {
 
   /// Records a change of `dependency` in the thread's transaction.
   mutating func recordUpdate(
-    _ changes: DependencyChanges, of object: _Transfer<any ObservableModel>,
+    _ changes: ChangedProperties<any ObservableModel>, of object: _Transfer<any ObservableModel>,
     for dependency: _Dependency, thread: UInt
   ) -> Recording {
     guard isCurrent(dependency) else { return .ignored }

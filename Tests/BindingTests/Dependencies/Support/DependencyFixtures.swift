@@ -37,7 +37,7 @@ func label(of object: any ObservableModel) -> String {
 }
 
 /// An event as text: `"-a"` for a deletion of `a`, `"a[total,status]"` for an update.
-func describe(_ event: DependencyEvent) -> String {
+func describe(_ event: ModelEvent<any ObservableModel>) -> String {
   switch event {
   case .deleted(let object): "-\(label(of: object))"
   case .updated(let object, let changes):

@@ -1,17 +1,18 @@
 import Binding
 import Testing
 
-@Suite struct DependencyEventTests {}
+/// The events of a `DependencyTracker`: `ModelEvent<any ObservableModel>`.
+@Suite struct TrackerEventTests {}
 
-extension DependencyEventTests {
+extension TrackerEventTests {
   typealias Order = DependencyTrackerTests.Order
   typealias Customer = DependencyTrackerTests.Customer
 
   /// Records the events a tracker of `models` reports while `body` runs.
   private func events(
     of models: [any ObservableModel], _ body: () -> Void
-  ) -> [DependencyEvent] {
-    var events: [DependencyEvent] = []
+  ) -> [ModelEvent<any ObservableModel>] {
+    var events: [ModelEvent<any ObservableModel>] = []
     let tracker = DependencyTracker { events.append($0) }
     for model in models {
       if let order = model as? Order { tracker.add(order) }

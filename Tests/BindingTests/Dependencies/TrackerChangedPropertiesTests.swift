@@ -1,15 +1,18 @@
 import Binding
 import Testing
 
-@Suite struct DependencyChangesTests {}
+/// The changes in a `DependencyTracker`'s events: `ChangedProperties<any ObservableModel>`.
+@Suite struct TrackerChangedPropertiesTests {}
 
-extension DependencyChangesTests {
+extension TrackerChangedPropertiesTests {
   typealias Order = DependencyTrackerTests.Order
   typealias Customer = DependencyTrackerTests.Customer
 
   /// The changes of `order` reported for `body`.
-  private func changes(of order: Order, _ body: () -> Void) throws -> DependencyChanges {
-    var changes: [DependencyChanges] = []
+  private func changes(of order: Order, _ body: () -> Void) throws -> ChangedProperties<
+    any ObservableModel
+  > {
+    var changes: [ChangedProperties<any ObservableModel>] = []
     let tracker = DependencyTracker { if let change = $0.changes { changes.append(change) } }
     tracker.add(order)
     body()
