@@ -64,7 +64,8 @@ import Testing
 }
 
 /// The staged comparison (`StagedComparison.swift`): the key stores' columns skip exclusivity
-/// checks in release builds only; a debug build traps on an access that overlaps another.
+/// checks and the comparison holds its stores unretained in release builds only; a debug build
+/// traps on an access that overlaps another, and on a comparison used after its stores went.
 @Suite struct StagedComparisonTests {
   /// The staged key compares with the kept ones, in the store's direction.
   @Test func theStagedKeyComparesWithTheKeptOnes() {
@@ -91,6 +92,21 @@ import Testing
       }
       let message = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)
       #expect(message.contains("Simultaneous accesses"))
+    }
+
+    /// A comparison used after its stores went breaks the invariant (every store outlives the
+    /// comparisons that call it): a debug build traps, naming the violation.
+    @Test func aComparisonOutlivingItsStoresTraps() async throws {
+      let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+        var store: _IntKeys? = _IntKeys(ascending: true)
+        store?.store(1, at: 0)
+        store?.staged = 2
+        let comparison = _StagedComparison([store!])
+        store = nil
+        _ = comparison.compare(with: 0)
+      }
+      let message = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)
+      #expect(message.contains("a staged comparison was used after its key stores went"))
     }
   #endif
 }
