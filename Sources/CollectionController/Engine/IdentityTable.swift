@@ -60,13 +60,9 @@ struct _IdentityTable {
   @inline(__always)
   @inlinable
   func prefetch(_ bits: UInt) {
-    buckets.withUnsafeBufferPointer { buckets in
-      // Safe: a non-empty table's bucket index is below its count (the hash keeps the top
-      // bits for a power-of-two count), and a prefetch never faults anyway.
-      if let base = buckets.baseAddress, !buckets.isEmpty {
-        _cachePrefetch(base + bucket(ofBits: bits))
-      }
-    }
+    // A non-empty table's bucket index is below its count (the hash keeps the top bits for a
+    // power-of-two count); a prefetch never faults anyway.
+    if !buckets.isEmpty { buckets._prefetchElement(at: bucket(ofBits: bits)) }
   }
 
   /// Calls `body` with each slot whose bucket's tag matches that of `bits`, probing from its

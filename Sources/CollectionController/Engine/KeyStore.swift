@@ -90,11 +90,7 @@ extension _TypedKeyStore {
   /// What each store's `keptAddresses()` override runs.
   @inlinable
   func _keptAddresses() -> _KeptColumn {
-    values.withUnsafeBufferPointer { values in
-      _KeptColumn(
-        base: UInt(bitPattern: values.baseAddress), stride: MemoryLayout<Value>.stride,
-        count: values.count)
-    }
+    _KeptColumn(values)
   }
 
   @inlinable
@@ -108,7 +104,8 @@ extension _TypedKeyStore {
   /// read two values at random per comparison (a cache miss each at 10^6).
   @inlinable
   func _sortStablyByPairs(_ slots: inout [Int32]) {
-    var pairs = values.withUnsafeBufferPointer { values in
+    // Unchecked: `slots` are slots with kept values.
+    var pairs = values._withUncheckedElements { values in
       slots.map { (value: values[Int($0)], slot: $0) }
     }
     // `sort` is stable.
@@ -173,5 +170,47 @@ func _optionalOrder<Wrapped>(
   case (nil, _): .orderedAscending
   case (_, nil): .orderedDescending
   case (let a?, let b?): order(a, b)
+  }
+}
+
+extension _IntKeys {
+  /// A counting sort when the values span a range no wider than a few times their count
+  /// (years, ranks, small counts: O(n + range)); the general sort otherwise.
+  @inlinable
+  func sortStably(_ slots: inout [Int32]) {
+    guard let range = _countingRange(slots) else {
+      _sortStablyByPairs(&slots)
+      return
+    }
+    // Unchecked: `slots` are slots with kept values.
+    values._withUncheckedElements { values in
+      // A value's bucket: its distance from the end its direction starts at.
+      slots = _stableCountingSort(
+        slots, buckets: range.upperBound &- range.lowerBound &+ 1
+      ) { slot in
+        let value = values[Int(slot)]
+        return ascending ? value &- range.lowerBound : range.upperBound &- value
+      }
+    }
+  }
+
+  /// The range of the values at `slots`, if a counting sort suits it (at most four buckets per
+  /// slot, and more than a handful of slots).
+  @inlinable
+  func _countingRange(_ slots: [Int32]) -> ClosedRange<Int>? {
+    guard slots.count > 64 else { return nil }
+    // Unchecked: `slots` are slots with kept values.
+    return values._withUncheckedElements { values in
+      var low = Int.max
+      var high = Int.min
+      for slot in slots {
+        let value = values[Int(slot)]
+        low = Swift.min(low, value)
+        high = Swift.max(high, value)
+      }
+      let (width, overflow) = high.subtractingReportingOverflow(low)
+      guard !overflow && width < 4 * slots.count else { return nil }
+      return low...high
+    }
   }
 }

@@ -61,15 +61,10 @@ extension _OrderedIndex {
   /// the records. In a large index each is a cache miss that a move would otherwise wait for.
   @inlinable
   func prefetchRecord(of id: ObjectIdentifier) {
-    _slots.withUnsafeBufferPointer { slots in
-      _table.forEachCandidate(UInt(bitPattern: id)) { slot in
-        // Safe: the table maps slots of `_slots` only, and a prefetch never faults anyway.
-        // Both ends of the record: a 24-byte record can straddle two lines.
-        guard let base = slots.baseAddress else { return }
-        _cachePrefetch(base + Int(slot))
-        _cachePrefetch(UnsafeRawPointer(base + Int(slot)) + (MemoryLayout<_IndexSlot>.size - 1))
-      }
-    }
+    let slots = _slots
+    // The table maps slots of `_slots` only; a prefetch never faults anyway. Both ends of the
+    // record: a 24-byte record can straddle two lines.
+    _table.forEachCandidate(UInt(bitPattern: id)) { slots._prefetchElement(at: Int($0)) }
   }
 
   /// Asks for what placing the element `id` again reads first, without waiting for it: the
@@ -99,16 +94,7 @@ extension _OrderedIndex {
   @inline(__always)
   @inlinable
   static func _prefetch(_ array: ContiguousArray<Int32>, _ offset: Int, count: Int = 1) {
-    array.withUnsafeBufferPointer { array in
-      // Safe: a prefetch never faults, whatever the address.
-      guard let base = array.baseAddress else { return }
-      // One per 64-byte line (16 entries), and the last entry: an array's elements need not
-      // start on a line, so `count` entries can reach one line more.
-      for entry in stride(from: offset, to: offset + count, by: 16) {
-        _cachePrefetch(base + entry)
-      }
-      if count > 1 { _cachePrefetch(base + offset + count - 1) }
-    }
+    array._prefetchElements(from: offset, count: count)
   }
 
   @inlinable

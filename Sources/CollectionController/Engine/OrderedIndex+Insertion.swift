@@ -116,11 +116,7 @@ extension _OrderedIndex {
   /// end of a descent, where the sequences decide.
   @inlinable
   static func _sequenceAddresses(_ slots: ContiguousArray<_IndexSlot>) -> _KeptColumn {
-    slots.withUnsafeBufferPointer { slots in
-      _KeptColumn(
-        base: UInt(bitPattern: slots.baseAddress) &+ UInt(_IndexSlot.sequenceOffset),
-        stride: MemoryLayout<_IndexSlot>.stride, count: slots.count)
-    }
+    _KeptColumn(slots, byteOffset: _IndexSlot.sequenceOffset)
   }
 
   /// The leaf below `root` where an element goes, and its offset there, given whether it goes

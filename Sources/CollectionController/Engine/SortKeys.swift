@@ -102,7 +102,8 @@ final class _SortKeys<Element> {
   @inline(__always)
   @inlinable
   func _forEachReader(_ body: (_KeyReader<Element>) -> Void) {
-    readers.withUnsafeBufferPointer { readers in
+    // Unchecked: the indices are the view's own.
+    readers._withUncheckedElements { readers in
       for index in readers.indices { body(readers[index]) }
     }
   }
@@ -111,7 +112,8 @@ final class _SortKeys<Element> {
   @inline(__always)
   @inlinable
   func _forEachStore(_ body: (any _KeyStore) -> Void) {
-    stores.withUnsafeBufferPointer { stores in
+    // Unchecked: the indices are the view's own.
+    stores._withUncheckedElements { stores in
       for index in stores.indices { body(stores[index]) }
     }
   }

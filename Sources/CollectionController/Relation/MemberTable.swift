@@ -24,7 +24,8 @@ struct _MemberTable: Sequence {
   @inlinable
   mutating func reserveCapacity(_ capacity: Int) {
     pool.reserveCapacity(capacity)
-    pool.withUnsafeBufferPointer { pool in
+    // Unchecked: the table maps slots of the pool only (as in every use of `bits` below).
+    pool._withUncheckedElements { pool in
       table.reserveCapacity(capacity) { Self.bits(pool, $0) }
     }
   }
@@ -33,14 +34,14 @@ struct _MemberTable: Sequence {
   /// read: copying the member would retain its object and watch.
   @inline(__always)
   @inlinable
-  static func bits(_ pool: UnsafeBufferPointer<_RelationMember?>, _ slot: Int32) -> UInt {
+  static func bits(_ pool: _UncheckedElements<_RelationMember?>, _ slot: Int32) -> UInt {
     guard let object = pool[Int(slot)]?.object else { return 0 }
     return UInt(bitPattern: ObjectIdentifier(object))
   }
 
   @inlinable
   func slot(of id: ObjectIdentifier) -> Int32 {
-    pool.withUnsafeBufferPointer { pool in
+    pool._withUncheckedElements { pool in
       table.find(UInt(bitPattern: id)) { Self.bits(pool, $0) }
     }
   }
@@ -56,8 +57,9 @@ struct _MemberTable: Sequence {
   func glance(_ id: ObjectIdentifier) -> (label: UInt64, deleted: Bool, fingerprint: Int)? {
     let slot = slot(of: id)
     guard slot >= 0 else { return nil }
-    return pool.withUnsafeBufferPointer { pool in
-      // Through the buffer's addressor: no copy of the member.
+    // Unchecked: `slot(of:)` found it in the pool.
+    return pool._withUncheckedElements { pool in
+      // Through the view's addressor: no copy of the member.
       guard let label = pool[Int(slot)]?.label, let deleted = pool[Int(slot)]?.deleted,
         let fingerprint = pool[Int(slot)]?.fingerprint
       else { return nil }
@@ -124,15 +126,13 @@ struct _MemberTable: Sequence {
           labels.initializeElement(at: found, to: label)
           found += 1
         }
-        // Members are reached through the buffer, and only by mutating methods called through
-        // optional chaining, which work in place: the array's subscript is a `_modify` call and
-        // a uniqueness check per access, and reading a member out of it copies it (retaining its
-        // object and watch). Together they were most of a churn assignment's `recount`.
-        pool.withUnsafeMutableBufferPointer { pool in
-          // Through the base address: the buffer's subscript is a `_modify` call of its own.
-          // (`nil` only for an empty pool, which has no slot to reach through it.)
-          let members = pool.baseAddress
-          for slot in pool.indices { members?[slot]?._occurrences = 0 }
+        // Members are reached through an unchecked view, and only by mutating methods called
+        // through optional chaining, which work in place: the array's subscript is a `_modify`
+        // call and a uniqueness check per access, and reading a member out of it copies it
+        // (retaining its object and watch). Together they were most of a churn assignment's
+        // `recount`. Unchecked: the slots are the pool's indices, or found in the table.
+        pool._withUncheckedMutableElements { members in
+          for slot in members.indices { members[slot]?._occurrences = 0 }
           for (offset, id) in ids.enumerated() {
             // The bucket of the identity `lookahead` places on is asked for now: the buckets of
             // an array's identities are scattered over the table (a megabyte at 10^5 members),
@@ -140,17 +140,17 @@ struct _MemberTable: Sequence {
             if offset &+ Self.lookahead < ids.count {
               table.prefetch(UInt(bitPattern: ids[offset &+ Self.lookahead]))
             }
-            let slot = Int(table.find(UInt(bitPattern: id)) { Self.bits(.init(pool), $0) })
+            let slot = Int(table.find(UInt(bitPattern: id)) { Self.bits(members.readOnly, $0) })
             if slot >= 0 {
-              if let label = members?[slot]?._countOccurrence() { add(offset, label) }
+              if let label = members[slot]?._countOccurrence() { add(offset, label) }
             } else if newOnes.insert(id).inserted {
               add(offset, .max)
             } else {
               newDuplicates[id, default: 1] += 1
             }
           }
-          for slot in pool.indices {
-            if let id = members?[slot]?._idIfUncounted() { leaving.append(id) }
+          for slot in members.indices {
+            if let id = members[slot]?._idIfUncounted() { leaving.append(id) }
           }
         }
         labelCount = found
@@ -211,7 +211,8 @@ struct _MemberTable: Sequence {
       if let absent { insert(absent) }
       return result
     }
-    let (result, removed) = pool.withUnsafeMutableBufferPointer { pool in
+    // Unchecked: `slot(of:)` found it in the pool.
+    let (result, removed) = pool._withUncheckedMutableElements { pool in
       let result = body(&pool[Int(slot)])
       // Set to `nil`: removed (the table finds the slot by `id`, not by its contents).
       return (result, pool[Int(slot)] == nil)
@@ -241,14 +242,14 @@ struct _MemberTable: Sequence {
       pool.append(member)
     }
     count += 1
-    pool.withUnsafeBufferPointer { pool in
+    pool._withUncheckedElements { pool in
       table.insert(slot, count: count) { Self.bits(pool, $0) }
     }
   }
 
   @inlinable
   mutating func remove(_ slot: Int32, _ id: ObjectIdentifier) {
-    pool.withUnsafeBufferPointer { pool in
+    pool._withUncheckedElements { pool in
       table.remove(slot, bits: UInt(bitPattern: id)) { Self.bits(pool, $0) }
     }
     pool[Int(slot)] = nil

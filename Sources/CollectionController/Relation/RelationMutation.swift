@@ -55,14 +55,14 @@ final class _RelationHint {
   /// Buffer identities of the array before and after the edit (`nil` for sets), so that an
   /// observer can tell that the change it hears is exactly this edit.
   @usableFromInline
-  let oldBase: UnsafeRawPointer?
+  let oldBase: _BufferIdentity
   @usableFromInline
-  let newBase: UnsafeRawPointer?
+  let newBase: _BufferIdentity
 
   @inlinable
   init(
     owner: ObjectIdentifier, relation: AnyKeyPath, edit: Edit, oldCount: Int, newCount: Int,
-    oldBase: UnsafeRawPointer?, newBase: UnsafeRawPointer?
+    oldBase: _BufferIdentity, newBase: _BufferIdentity
   ) {
     self.owner = owner
     self.relation = relation
@@ -76,12 +76,6 @@ final class _RelationHint {
   /// The hint of the write being made on this thread, if it is a fine-grained edit.
   @inlinable
   static var current: _RelationHint? { _currentEditHint as? _RelationHint }
-}
-
-/// The address of an array's buffer (its identity while the array is alive).
-@inlinable
-func _bufferIdentity<Element>(_ array: [Element]) -> UnsafeRawPointer? {
-  array.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
 }
 
 extension ObservableModel {
