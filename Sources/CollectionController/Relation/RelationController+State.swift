@@ -98,7 +98,7 @@ extension RelationController {
     var lastArrayCount = 0
     @usableFromInline
     @exclusivity(unchecked)
-    var lastArrayBase: UnsafeRawPointer?
+    var lastArrayBase: _BufferIdentity
     @usableFromInline
     @exclusivity(unchecked)
     var lastSetCount = 0
