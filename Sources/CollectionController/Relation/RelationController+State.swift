@@ -98,7 +98,7 @@ extension RelationController {
     var lastArrayCount = 0
     @usableFromInline
     @exclusivity(unchecked)
-    var lastArrayBase: _BufferIdentity
+    var lastArrayBase: _BufferIdentity = nil
     @usableFromInline
     @exclusivity(unchecked)
     var lastSetCount = 0
