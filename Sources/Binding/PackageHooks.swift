@@ -1,7 +1,8 @@
 // The contract between Binding and the package's other modules (CollectionController's relation
-// controllers, Binding's own dependency tracker): every `package` entry point they use to learn
-// what Binding knows, in one place. Nothing else of Binding's internals is theirs to touch, and
-// nothing here hands out a pointer or a tag bit: the observation word's tags (a lone watch) stay
+// controllers, Binding's own dependency tracker): every `package` entry point by which they learn
+// what Binding knows, in one place. The shared tools they also use live with their mechanism
+// (the lock `_Lock`, the scheduler `_Route`, `_cachePrefetch`, the debug counters tests read).
+// Nothing here hands out a pointer or a tag bit: the observation word's tags (a lone watch) stay
 // inside Binding (StateWord.swift).
 //
 // - Transactions: `_afterCurrentTransaction` tells a `_TransactionObserver` when the
