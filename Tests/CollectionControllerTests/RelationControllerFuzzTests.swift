@@ -182,8 +182,9 @@ extension RelationControllerFuzzTests {
     #expect(stats.inserts > 0 && stats.deletes > 0 && stats.moves > 0 && stats.updates > 0)
     #expect(stats.changedMoves > 0 && stats.reconfigurations > 0)
     #expect(stats.writesDuringEvaluation > 0)
-    // Nodes split and merge: above the leaves, a level of nodes and one of roots over them.
-    #expect(stats.tallest >= 2)
+    // Nodes split and merge: above the leaves, a level of nodes and one of roots over them
+    // with the small nodes of internal-checks builds (a level of nodes with release's).
+    #expect(stats.tallest >= (_IndexShape.fanout == 4 ? 2 : 1))
   }
 
   /// One artist and one controller through `budget` random operations.
