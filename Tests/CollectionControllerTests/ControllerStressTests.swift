@@ -536,6 +536,30 @@ private func runWorker(
     }
   }
 
+  /// A controller over `artist` with a random configuration, its changes replayed by a checker.
+  func makeController(of artist: Artist) {
+    let configuration = FuzzConfiguration.all.randomElement(using: &rng)!  // not empty
+    do {
+      let controller = try RelationController(
+        \.albums, of: artist, filter: configuration.filter.map { .matching($0) },
+        sortedBy: configuration.sortedBy,
+        sectionedBy: configuration.section, observing: [\.title], delivery: .synchronous)
+      let checker = ReplayChecker(controller.snapshot.itemIdentifiers)
+      let changeToken = controller.onChange { [unowned controller] changes in
+        checker.check(changes, current: controller.snapshot.itemIdentifiers)
+      }
+      result.weakControllers.append(controller)
+      result.checkers.append(checker)
+      controllers.append(
+        ControllerEntry(
+          controller: controller, artist: artist, configuration: configuration,
+          checker: checker, token: changeToken))
+    } catch {
+      result.checkers.append(ReplayChecker([]))
+      result.checkers[result.checkers.count - 1].failures.append("creation: \(error)")
+    }
+  }
+
   makeArtist()
   for operation in 0..<operations {
     result.operations += 1
@@ -554,26 +578,7 @@ private func runWorker(
       guard controllers.count < 4, let artist = artists.randomElement(using: &rng) else {
         continue
       }
-      let configuration = FuzzConfiguration.all.randomElement(using: &rng)!  // not empty
-      do {
-        let controller = try RelationController(
-          \.albums, of: artist, filter: configuration.filter.map { .matching($0) },
-          sortedBy: configuration.sortedBy,
-          sectionedBy: configuration.section, observing: [\.title], delivery: .synchronous)
-        let checker = ReplayChecker(controller.snapshot.itemIdentifiers)
-        let changeToken = controller.onChange { [unowned controller] changes in
-          checker.check(changes, current: controller.snapshot.itemIdentifiers)
-        }
-        result.weakControllers.append(controller)
-        result.checkers.append(checker)
-        controllers.append(
-          ControllerEntry(
-            controller: controller, artist: artist, configuration: configuration,
-            checker: checker, token: changeToken))
-      } catch {
-        result.checkers.append(ReplayChecker([]))
-        result.checkers[result.checkers.count - 1].failures.append("creation: \(error)")
-      }
+      makeController(of: artist)
     case 7:  // a controller goes
       guard !controllers.isEmpty else { continue }
       controllers.remove(at: Int.random(in: 0..<controllers.count, using: &rng))
@@ -766,6 +771,13 @@ private func runWorker(
     default:
       edit()
     }
+  }
+
+  // At least one controller whose owner lives is checked against its relation after the join,
+  // however the random operations ended.
+  if !controllers.contains(where: { entry in artists.contains { $0 === entry.artist } }) {
+    if artists.isEmpty { makeArtist() }
+    makeController(of: artists[0])
   }
 
   // Hand everything back; it is checked after the join.
