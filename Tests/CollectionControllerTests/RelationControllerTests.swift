@@ -823,6 +823,81 @@ extension RelationControllerTests {
     #expect(secondCalls == 0)
     first.cancel()
   }
+
+  /// What a cancelled handler captured is released by `cancel()`, even within a delivery
+  /// under way (as Binding's registrations do): the delivery holds only the running handler.
+  @Test(arguments: [false, true])
+  func aHandlerCancelledDuringADeliveryIsReleasedAtOnce(byTheDelegate: Bool) throws {
+    final class Captured {}
+    final class Canceller: RelationControllerDelegate {
+      var cancel: () -> Void = {}
+      func relationController(
+        _ controller: RelationController<Album, Unsectioned>,
+        didChangeContent changes: RelationChangeSet<Album>
+      ) { cancel() }
+    }
+    let artist = Artist()
+    let albums = try RelationController(\.albums, of: artist, delivery: .synchronous)
+    weak var weakCaptured: Captured?
+    var second: ObservationToken?
+    var releasedAtCancel: [Bool] = []
+    let cancelSecond = {
+      second?.cancel()
+      releasedAtCancel.append(weakCaptured == nil)
+    }
+    let canceller = Canceller()
+    var first: ObservationToken?
+    if byTheDelegate {
+      canceller.cancel = cancelSecond
+      albums.delegate = canceller
+    } else {
+      first = albums.onChange { _ in cancelSecond() }
+    }
+    do {
+      let captured = Captured()
+      weakCaptured = captured
+      second = albums.onChange { _ in withExtendedLifetime(captured) {} }
+    }
+    #expect(weakCaptured != nil)
+    artist.albums.append(Album("a"))
+    #expect(releasedAtCancel == [true])
+    first?.cancel()
+  }
+
+  /// A handler cancelled from another thread while an earlier handler runs is neither called
+  /// with that change set nor kept alive by it.
+  @Test func aHandlerCancelledFromAnotherThreadDuringADeliveryIsReleasedAtOnce() throws {
+    final class Captured {}
+    let artist = Artist()
+    let albums = try RelationController(\.albums, of: artist, delivery: .synchronous)
+    weak var weakCaptured: Captured?
+    var second: ObservationToken?
+    var secondCalls = 0
+    var releasedBeforeTheFirstReturned = false
+    let first = albums.onChange { _ in
+      // Cancelled on another thread, which this handler waits for.
+      let token = Handed(value: second)
+      let done = DispatchSemaphore(value: 0)
+      Thread {
+        token.value?.cancel()
+        done.signal()
+      }.start()
+      done.wait()
+      releasedBeforeTheFirstReturned = weakCaptured == nil
+    }
+    do {
+      let captured = Captured()
+      weakCaptured = captured
+      second = albums.onChange { _ in
+        withExtendedLifetime(captured) {}
+        secondCalls += 1
+      }
+    }
+    artist.albums.append(Album("a"))
+    #expect(secondCalls == 0)
+    #expect(releasedBeforeTheFirstReturned)
+    first.cancel()
+  }
 }
 
 // MARK: - Lifetime and threads

@@ -295,3 +295,49 @@ func measureReorders(_ count: Int, seed: UInt64) throws -> [(name: String, secon
     ),
   ]
 }
+
+/// A controller delivering on a serial queue, over `albums` (the configuration of
+/// `makeController`), for backlogs: writes made inside one `queue.sync`, the context the
+/// delivery article asks for, pile up as one transaction each and drain after the block.
+final class BacklogFixture {
+  let queue = DispatchQueue(label: "backlog")
+  let artist: Artist
+  /// The albums that pass the filter.
+  let shown: [Album]
+  let receiver = Receiver()
+  let controller: AlbumController
+  let subscription: ObservationToken
+
+  init(_ albums: [Album]) throws {
+    artist = Artist(albums)
+    shown = albums.filter { !$0.isLive }
+    controller = try RelationController(
+      \.albums, of: artist, filter: .matching { !$0.isLive },
+      sortedBy: AlbumSort.descriptors.comparators, sectionedBy: { $0.year / 10 * 10 },
+      observing: [\.title], delivery: .queue(queue))
+    let receiver = receiver
+    subscription = controller.onChange { changes in
+      receiver.changeSets += 1
+      receiver.moves += changes.movedRows.count
+    }
+  }
+}
+
+/// Backlogs of `backlog` year changes (the writes of `moveBody`), each made inside one
+/// `queue.sync` and drained by the controller right after it; per change, the writes, the
+/// drain and the deliveries. `iterations` is a multiple of `backlog`.
+func backlogBody(_ fixture: BacklogFixture, backlog: Int, seed: UInt64) -> (Int) -> Void {
+  var writes = MoveWrites(rng: SplitMix64(seed: seed), count: fixture.shown.count)
+  let shown = fixture.shown
+  return { count in
+    for _ in 0..<(count / backlog) {
+      fixture.queue.sync {
+        for _ in 0..<backlog {
+          let (index, year) = writes.next()
+          shown[index].year = year
+        }
+      }
+      fixture.queue.sync {}  // the drain, scheduled on the queue by the first write, is done
+    }
+  }
+}

@@ -675,6 +675,31 @@ func duration(_ nanoseconds: Double) -> String {
     "  the naive path sorting with the same SortDescriptors instead / our move",
     descriptorNaive, over: ourMove, in: descriptorMoves, format: duration)
 
+  // Backlogs: writes made while the delivery queue is busy drain after, one transaction each;
+  // each takes only its own elements, so the time per transaction does not grow with the
+  // backlog. Against the same writes to a synchronous controller over the same albums.
+  do {
+    let count = 200
+    let (shortBacklog, longBacklog) = quick ? (1_000, 20_000) : (1_000, 100_000)
+    let backlogs = Rounds()
+    let short = backlogs.add(
+      iterations: longBacklog,
+      backlogBody(try BacklogFixture(albums(count, seed: 8)), backlog: shortBacklog, seed: 5))
+    let long = backlogs.add(
+      iterations: longBacklog,
+      backlogBody(try BacklogFixture(albums(count, seed: 8)), backlog: longBacklog, seed: 5))
+    let synchronous = backlogs.add(
+      iterations: longBacklog, moveBody(try RelationFixture(albums(count, seed: 8)), seed: 5))
+    backlogs.run(quick ? 3 : 5)
+    addRounds(
+      "relation: a queued backlog's time per transaction, K=\(size(longBacklog)) / "
+        + "K=\(size(shortBacklog)), N=\(count)",
+      long, over: short, in: backlogs, atMost: 2, format: duration)
+    addRounds(
+      "  a transaction of a K=\(size(longBacklog)) backlog / a synchronous move, N=\(count)",
+      long, over: synchronous, in: backlogs, format: duration)
+  }
+
   // Whole-relation assignments with 1% churn.
   let churn = Rounds()
   var lines: [(String, Int, Int)] = []

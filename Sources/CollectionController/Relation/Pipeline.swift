@@ -76,22 +76,43 @@ struct _Pipeline<Event> {
     /// drainer took them.
     @usableFromInline
     var isWholeQueue: Bool
+    /// Events of earlier transactions that the queue let go of with this one, for the drainer
+    /// to release outside the lock (releasing an event may run an element's deinit).
+    @usableFromInline
+    var spent: [Event]
 
     @inlinable
-    init(events: [Event], isCommitted: Bool, isWholeQueue: Bool = true) {
+    init(
+      events: [Event], isCommitted: Bool, isWholeQueue: Bool = true, spent: [Event] = []
+    ) {
       self.events = events
       self.isCommitted = isCommitted
       self.isWholeQueue = isWholeQueue
+      self.spent = spent
     }
   }
 
-  /// The queued events, in order.
+  // The queue is an array read from `_start`: taking a transaction from its front moves the
+  // start instead of shifting the rest, and the taken prefix is cut off once it is half the
+  // array, so a backlog of K transactions is taken in O(K) in all. The slots before `_start`
+  // still hold their events until then; they are handed to the drainer (`spent`) to release.
+
+  /// The queued events, in order, from `_start` (those before it were taken).
   @usableFromInline
   var _queue: [Event] = []
-  /// How many events each committed transaction in the queue holds, oldest first (the events
-  /// after them belong to the transaction still open).
+  /// Where the queued events begin in `_queue`.
+  @usableFromInline
+  var _start = 0
+  /// How far `scanQueued(_:)` has read `_queue`: the events before were scanned already.
+  @usableFromInline
+  var _scanned = 0
+  /// How many events each committed transaction in the queue holds, oldest first, from
+  /// `_committedStart` (the events after them belong to the transaction still open).
   @usableFromInline
   var _committed: [Int] = []
+  /// Where the committed transactions not taken yet begin in `_committed`.
+  @usableFromInline
+  var _committedStart = 0
   /// The events of the open transaction (queued after the last commit).
   @usableFromInline
   var _open = 0
@@ -127,7 +148,11 @@ struct _Pipeline<Event> {
 
   /// Whether no event waits.
   @inlinable
-  var isEmpty: Bool { _queue.isEmpty }
+  var isEmpty: Bool { _start == _queue.count }
+
+  /// Whether a committed transaction waits.
+  @inlinable
+  var _hasCommitted: Bool { _committedStart < _committed.count }
 
   @inlinable
   mutating func _commit() {
@@ -232,7 +257,7 @@ struct _Pipeline<Event> {
   mutating func endFold() -> Action {
     precondition(phase == .draining, "only the folder ends its fold")
     phase = .idle
-    guard !_committed.isEmpty else { return .none }
+    guard _hasCommitted else { return .none }
     return _requestDrain()
   }
 
@@ -240,9 +265,13 @@ struct _Pipeline<Event> {
   @inlinable
   mutating func takeOpenEvents() -> [Event] {
     precondition(phase == .draining, "only the drainer takes events")
-    guard _committed.isEmpty, !_queue.isEmpty else { return [] }
+    // With no commit queued the taken prefix was cut off already (see `_take`): the queue
+    // holds the open transaction's events alone.
+    guard !_hasCommitted, !isEmpty else { return [] }
+    assert(_start == 0, "the queue holds the open transaction's events alone")
     defer {
       _queue = []
+      _scanned = 0
       _open = 0
     }
     return _queue
@@ -265,30 +294,65 @@ struct _Pipeline<Event> {
   @inlinable
   mutating func next(recycling spare: inout [Event]) -> Transaction? {
     precondition(phase == .draining, "only the drainer takes events")
-    guard !_queue.isEmpty || !_committed.isEmpty else {
+    guard !isEmpty || _hasCommitted else {
       phase = .idle
       // The next event of the next drain goes into the spare buffer.
       if spare.isEmpty && spare.capacity > _queue.capacity { swap(&_queue, &spare) }
       return nil
     }
-    guard !_committed.isEmpty else {
+    guard _hasCommitted else {
       // Only the open transaction's events: fold them now, commit later.
-      defer {
-        _queue = []
-        _open = 0
-      }
-      return Transaction(events: _queue, isCommitted: false)
+      let (events, spent) = _take(_queue.count - _start, recycling: &spare)
+      _open = 0
+      return Transaction(events: events, isCommitted: false, spent: spent)
     }
-    let count = _committed.removeFirst()
-    if count == _queue.count {
+    let count = _committed[_committedStart]
+    _committedStart += 1
+    if _committedStart == _committed.count {
+      _committed.removeAll(keepingCapacity: true)
+      _committedStart = 0
+    } else if _committedStart * 2 >= _committed.count {
+      _committed.removeFirst(_committedStart)
+      _committedStart = 0
+    }
+    let (events, spent) = _take(count, recycling: &spare)
+    return Transaction(events: events, isCommitted: true, isWholeQueue: isEmpty, spent: spent)
+  }
+
+  /// Takes the first `count` queued events; `spent` holds the slots of earlier transactions
+  /// that the queue let go of meanwhile (the caller releases them outside the lock).
+  @inlinable
+  mutating func _take(
+    _ count: Int, recycling spare: inout [Event]
+  ) -> (events: [Event], spent: [Event]) {
+    if _start == 0 && count == _queue.count {
       // The common case, the whole queue: handed over without copying.
       var events: [Event] = []
       if spare.isEmpty { swap(&events, &spare) }  // moved, not shared: the queue owns it
       swap(&events, &_queue)
-      return Transaction(events: events, isCommitted: true)
+      _scanned = 0
+      return (events, [])
     }
-    defer { _queue.removeFirst(count) }
-    return Transaction(events: Array(_queue[..<count]), isCommitted: true, isWholeQueue: false)
+    let end = _start + count
+    let events = Array(_queue[_start..<end])
+    _start = end
+    if _start == _queue.count {
+      // Everything taken: the whole array goes to the drainer.
+      var spent: [Event] = []
+      swap(&spent, &_queue)
+      _start = 0
+      _scanned = 0
+      return (events, spent)
+    }
+    guard _start * 2 >= _queue.count || !_hasCommitted else { return (events, []) }
+    // The taken prefix is half the array, or only the open transaction's events remain (a
+    // fold takes them from the start): cut off. The copy keeps the events alive until the
+    // drainer releases it, so that no element's deinit runs here, under the lock.
+    let spent = Array(_queue[..<_start])
+    _queue.removeFirst(_start)
+    _scanned = max(0, _scanned - _start)
+    _start = 0
+    return (events, spent)
   }
 
   /// `next(recycling:)` with no buffer to recycle.
@@ -298,9 +362,11 @@ struct _Pipeline<Event> {
     return next(recycling: &none)
   }
 
-  /// Calls `body` with each queued event (of later transactions), in order.
+  /// Calls `body` with each queued event (of later transactions) that no call before was
+  /// given, in order: over a backlog, each event is scanned once.
   @inlinable
-  func forEachQueued(_ body: (Event) -> Void) {
-    for event in _queue { body(event) }
+  mutating func scanQueued(_ body: (Event) -> Void) {
+    for event in _queue[max(_scanned, _start)...] { body(event) }
+    _scanned = _queue.count
   }
 }

@@ -272,6 +272,8 @@ extension RelationController {
   ///   `ObservationToken.cancel()` returns in the delivery context (a receiver, or any code
   ///   there), the handler is not called again, even within a delivery that is under way. Cancelled
   ///   from another thread while a change set is being delivered, it may still receive that one.
+  ///   Either way, `cancel()` releases the handler (and what it captured) at once, unless it is
+  ///   running: no delivery under way keeps it.
   /// - Complexity: O(1).
   /// - Note: Re-entrancy: a receiver (this handler, another one, the delegate) may change the
   ///   relation or its elements while it receives a change set. The change is queued, not
@@ -322,23 +324,29 @@ extension RelationController {
     delivery.changes._deletedSectionNames = delivery.deletedSectionKeys.map(delivery.sectionName)
     delivery.changes._insertedSectionNames = delivery.insertedSectionKeys.map(
       delivery.sectionName)
-    let (delegate, handlers, streams) = _lock.withLock { state in
-      (state.delegate, state.handlers, Array(state.streams.values))
+    // The handlers are fetched one by one, by id, each under the lock just before it is
+    // called, so that the delivery holds no handler but the one running: a handler cancelled
+    // meanwhile (by a receiver, or by another thread) is neither called nor kept alive. Those
+    // registered after the delivery began wait for the next change set.
+    var handler: (id: UInt64, call: (RelationChangeSet<Element>) -> Void)?
+    let (delegate, last, streams) = _lock.withLock { state in
+      // With a delegate, the first handler is fetched after it ran (it may cancel it).
+      if state.delegate == nil { handler = state.handlers.first }
+      return (
+        state.delegate, state.handlers.last?.id ?? 0,
+        state.streams.isEmpty ? [] : Array(state.streams.values)
+      )
     }
-    // Whether a receiver (user code) ran since the handlers were read just above.
-    var received = false
     if let delegate {
       _notify(delegate, delivery.changes, delivery)
-      received = true
+      handler = _lock.withLock { $0.handlers.first { $0.id <= last } }
     }
-    for handler in handlers {
-      // Cancelled by an earlier receiver of this change set: never called again. (Before any
-      // receiver ran, the handlers read above are those registered: no lock to ask again.)
-      if received {
-        guard _lock.withLock({ $0.handlers.contains { $0.id == handler.id } }) else { continue }
+    while let running = handler.take() {
+      running.call(delivery.changes)
+      guard running.id < last else { break }
+      handler = _lock.withLock { state in
+        state.handlers.first { $0.id > running.id && $0.id <= last }
       }
-      handler.call(delivery.changes)
-      received = true
     }
     for stream in streams { stream.yield(_Transfer(delivery.changes)) }
   }

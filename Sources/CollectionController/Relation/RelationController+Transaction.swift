@@ -41,6 +41,11 @@ extension RelationController {
       var events: [_Event] = []
       swap(&events, &transaction.events)
       _recycle(&events, into: &spare)
+      // Earlier transactions' events, let go of by the queue: released here, outside the lock.
+      if !transaction.spent.isEmpty {
+        transaction.spent = []
+        foldsMayQueue = true
+      }
       guard transaction.isCommitted else { continue }
       // None wait if the transaction took the whole queue and neither its folds nor the
       // release of its events queued anything (one lock fewer a move): an event another thread
@@ -68,22 +73,26 @@ extension RelationController {
     }
   }
 
-  /// Touches the elements whose events are still queued (for later transactions): they may
-  /// already have new keys, so they are moved now (their own transaction then finds them in
-  /// place), and no comparison reads a key that disagrees with the element's place.
+  /// Touches the elements whose events are still queued (for later transactions) and were not
+  /// touched so by an earlier transaction: they may already have new keys, so they are moved
+  /// now (their own transaction then finds them in place), and no comparison reads a key that
+  /// disagrees with the element's place.
+  ///
+  /// An element touched so is placed by its keys as they are then; any later change of them
+  /// fires its watch and queues an event after those scanned, so each queued event is scanned
+  /// once, and a backlog of K transactions costs O(K) scanning in all.
   @inlinable
   func _touchQueuedElements() {
     var queued: [Element] = []
     _lock.withLock { state in
-      state.pipeline.forEachQueued { event in
-        if case .element(let element, _) = event { queued.append(element) }
+      state.pipeline.scanQueued { event in
+        guard case .element(let element, _) = event,
+          state.members.glance(ObjectIdentifier(element))?.deleted == false
+        else { return }
+        queued.append(element)
       }
     }
-    for element in queued {
-      if _lock.withLock({ $0.members.glance(ObjectIdentifier(element))?.deleted == false }) {
-        _touch(element)
-      }
-    }
+    for element in queued { _touch(element) }
   }
 
   /// Runs the transaction over the touched elements; `nil` when nothing visible changed (or

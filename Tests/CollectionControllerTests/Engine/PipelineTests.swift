@@ -125,14 +125,98 @@ extension PipelineTests {
     #expect(step22?.events == [1, 2])  // what was open goes with it
     _ = pipeline.receive(3)
     var seen: [Int] = []
-    pipeline.forEachQueued { seen.append($0) }
+    pipeline.scanQueued { seen.append($0) }
     #expect(seen == [3])
+    pipeline.scanQueued { seen.append($0) }
+    #expect(seen == [3])  // scanned once
     // The transaction of 1 still ends later: its end commits what came since.
     let step23 = pipeline.transactionEnded()
     #expect(step23 == .none)
     let last = pipeline.next()
     #expect(last?.events == [3])
     #expect(last?.isCommitted == true)
+  }
+
+  /// A backlog of one-event transactions (writes made while the delivery context is busy),
+  /// taken one by one with a scan of what waits after each, as the drainer does.
+  private func drainBacklog(of count: Int) -> (taken: [Int], scanned: Int, spent: Int) {
+    var pipeline = _Pipeline<Int>()
+    for event in 0..<count {
+      _ = pipeline.receive(event)
+      _ = pipeline.transactionEnded()
+    }
+    _ = pipeline.receive(count)  // an open transaction behind the backlog
+    let began = pipeline.beginDrain()
+    #expect(began)
+    var taken: [Int] = []
+    var scanned = 0
+    var spent = 0
+    while let transaction = pipeline.next() {
+      if transaction.isCommitted {
+        #expect(transaction.events.count == 1)
+      }
+      taken += transaction.events
+      spent += transaction.spent.count
+      pipeline.scanQueued { _ in scanned += 1 }
+    }
+    return (taken, scanned, spent)
+  }
+
+  @Test func aBacklogIsTakenInOrderAndEachWaitingEventIsScannedOnce() {
+    let (taken, scanned, spent) = drainBacklog(of: 1_000)
+    #expect(taken == Array(0...1_000))
+    // Scanning all that waits after each transaction read 500,500 events.
+    #expect(scanned == 1_000)
+    // Every taken slot is handed back exactly once, to be released outside the lock.
+    #expect(spent == 1_001 - 1)  // the last event was taken with the whole queue
+  }
+
+  @Test func aTransactionTakenFromTheMiddleOfTheQueueLeavesTheRestInOrder() {
+    var pipeline = _Pipeline<Int>()
+    for event in 0..<3 {
+      _ = pipeline.receive(event)
+      _ = pipeline.transactionEnded()
+    }
+    _ = pipeline.receive(3)
+    _ = pipeline.receive(4)
+    let began = pipeline.beginDrain()
+    #expect(began)
+    let first = pipeline.next()
+    #expect(first?.isWholeQueue == false)
+    _ = pipeline.receive(5)  // joins the open transaction
+    var seen: [Int] = []
+    pipeline.scanQueued { seen.append($0) }
+    #expect(seen == [1, 2, 3, 4, 5])
+    let second = pipeline.next()
+    #expect(second?.events == [1])
+    _ = pipeline.transactionEnded()
+    let third = pipeline.next()
+    #expect(third?.events == [2])
+    let last = pipeline.next()
+    #expect(last?.events == [3, 4, 5])
+    #expect(last?.isWholeQueue == true)
+    let end = pipeline.next()
+    #expect(end == nil)
+    #expect(pipeline.isEmpty)
+  }
+
+  @Test func aFoldAfterABacklogTakesTheOpenEventsAlone() {
+    var pipeline = _Pipeline<Int>()
+    for event in 0..<4 {
+      _ = pipeline.receive(event)
+      _ = pipeline.transactionEnded()
+    }
+    _ = pipeline.receive(4)
+    let began = pipeline.beginDrain()
+    #expect(began)
+    for expected in 0..<4 {
+      let transaction = pipeline.next()
+      #expect(transaction?.events == [expected])
+    }
+    // The drain pauses here as a fold would find it: only the open event waits.
+    let open = pipeline.takeOpenEvents()
+    #expect(open == [4])
+    #expect(pipeline.isEmpty)
   }
 
   @Test func theFirstDrainBeginsBeforeAnythingElse() {
