@@ -903,6 +903,37 @@ extension RelationControllerTests {
 // MARK: - Lifetime and threads
 
 extension RelationControllerTests {
+  /// A relation write made on another thread while the controller is being created (by a
+  /// thread that its filter starts and waits for, during the validation) is in the content
+  /// once the initialiser returns, and the change sets after it replay.
+  @Test func aRelationWriteDuringCreationIsNotLost() throws {
+    let artist = Artist(makeAlbums([("a", 1), ("b", 2)]))
+    let handed = Handed(value: (artist, Album("late", year: 3)))
+    var wrote = false
+    let albums = try RelationController(
+      \.albums, of: artist,
+      filter: .matching { album in
+        if !wrote {
+          wrote = true
+          let done = DispatchSemaphore(value: 0)
+          Thread {
+            handed.value.0.albums.append(handed.value.1)
+            done.signal()
+          }.start()
+          done.wait()
+        }
+        return album.year > 0
+      },
+      sortedBy: [SortDescriptor(\.year)], delivery: .synchronous)
+    #expect(wrote)
+    #expect(albums.objects.map(\.name) == ["a", "b", "late"])
+    let log = ChangeLog(albums)
+    artist.albums.removeFirst()
+    #expect(log.count == 1)
+    #expect(log.failures.isEmpty)
+    #expect(albums.objects.map(\.name) == ["b", "late"])
+  }
+
   @Test func droppingTheControllerEndsItsObservation() throws {
     let artist = Artist(makeAlbums([("a", 1)]))
     weak var weakController: RelationController<Album, Unsectioned>?

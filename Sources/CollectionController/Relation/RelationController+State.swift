@@ -328,6 +328,14 @@ enum _RelationValue<Element: AnyObject> {
     case .unordered(let set): set.elements()
     }
   }
+
+  /// Whether `other` holds the same objects in the same order, by identity (a set read twice
+  /// may list its members in another order: then only a needless transaction follows).
+  @inlinable
+  func holdsTheSameObjects(as other: _RelationValue) -> Bool {
+    let (mine, theirs) = (elements(), other.elements())
+    return mine.count == theirs.count && zip(mine, theirs).allSatisfy { $0 === $1 }
+  }
 }
 
 /// A set relation's value with its `Hashable` element type erased.

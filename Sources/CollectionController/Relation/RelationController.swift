@@ -177,11 +177,12 @@ public final class RelationController<Element: ObservableModel, SectionKey: Hash
 
   @inlinable
   init<Owner: ObservableModel>(
-    owner: Owner, relation: AnyKeyPath, initial: _RelationValue<Element>,
+    owner: Owner, relation: AnyKeyPath, read: () -> _RelationValue<Element>,
     config: Configuration, permanentSectionKey: SectionKey?,
     delivery: ObservationDelivery, isolation: (any Actor)?,
     register: (RelationController) -> ObservationToken
   ) throws(RelationConfigurationError) {
+    let initial = read()
     if owner.isDeleted {
       throw RelationConfigurationError(
         "the owner \(Owner.self) announced its deletion, so its relation \(relation) cannot be "
@@ -215,6 +216,13 @@ public final class RelationController<Element: ObservableModel, SectionKey: Hash
     _drainQueue()
     let token = register(self)
     _relationToken = token
+    // A write made between the first read and the registration (by another thread, perhaps
+    // started by a function the validation or the build ran) was not heard: the relation is
+    // read again now that every later write is, and a difference is a transaction of its own.
+    let current = read()
+    if !current.holdsTheSameObjects(as: initial) {
+      _enqueueTransaction(.relation(current, hint: nil))
+    }
     // Deleted between the check above and the registration: the content empties, as if the
     // deletion came just after (and the registration's end below is not a deallocation).
     if owner.isDeleted { _ownerEnded(deleted: true) }
@@ -548,7 +556,7 @@ extension RelationController {
     delivery: ObservationDelivery, isolation: (any Actor)?
   ) throws(RelationConfigurationError) where Relation.Element == Element {
     try self.init(
-      owner: owner, relation: relation, initial: owner[keyPath: relation]._relationValue,
+      owner: owner, relation: relation, read: { owner[keyPath: relation]._relationValue },
       config: config, permanentSectionKey: permanentSectionKey, delivery: delivery,
       isolation: isolation
     ) { controller in
