@@ -8,15 +8,15 @@
 /// lock.
 ///
 /// ```
-///                       receive: queued; the first event after a commit
-///                       asks the caller to await the transaction's end
+///                       receive: joins the caller's thread's open transaction;
+///                       its first event asks the caller to await the transaction's end
 ///
 ///            transactionEnded /                   beginDrain
 ///            receiveTransaction                   (in the delivery context)
 ///   idle ───────────────────────────▶ scheduled ──────────────────────────▶ draining
 ///    │ ▲ ▲                                                                   ▲ │
-///    │ │ └──────────── next() finds no event and no commit ◀─────────────────┼─┘
-///    │ └────────────── endFold() finds no commit ◀─────────────────────────┐ │
+///    │ │ └──────────── next() finds no commit it may take ◀──────────────────┼─┘
+///    │ └────────────── endFold() finds no commit it may take ◀─────────────┐ │
 ///    │                                                                     │ │
 ///    ├── transactionEnded / receiveTransaction, drainsWhereRequested ──────┼─▶ draining (.drain)
 ///    ├── beginFold (a relation write folds its open events here) ──────────┴─▶ draining
@@ -25,14 +25,21 @@
 ///
 /// `endFold()` with a commit queued meanwhile requests a drain as `transactionEnded` does.
 ///
-/// Transactions: the first event after a commit asks the caller to wait for the end of the
-/// transaction open on its thread (``Action/awaitTransactionEnd``: Binding's
-/// `_afterCurrentTransaction`); when it ends, ``transactionEnded()`` queues the commit. An event
-/// that is a transaction of its own (a reconfiguration) is queued with its commit at once.
+/// Transactions are kept per thread, as Binding keeps them: an event joins the transaction open
+/// on the thread that queued it, and the first one asks the caller to wait for that
+/// transaction's end (``Action/awaitTransactionEnd``: Binding's `_afterCurrentTransaction`);
+/// when it ends, ``transactionEnded(on:)`` commits that thread's events alone. A write on one
+/// thread therefore never joins, closes or splits a transaction open on another. An event that
+/// is a transaction of its own (a reconfiguration) commits with the events open on its thread.
+///
+/// A fold (a relation write's events applied before their transaction ends, see `beginFold`)
+/// puts that thread's changes in the content before its commit: until it commits, the commits
+/// of other threads wait (each would otherwise report the folded changes too), and its commit
+/// goes before them.
 ///
 /// The owner's end: its deletion is an event of the transaction open on the announcing thread;
-/// its deallocation is a transaction of its own, after which nothing is queued any more.
-/// Whichever comes first decides; the other is ignored.
+/// its deallocation is a transaction of its own, with every open transaction, after which
+/// nothing is queued any more. Whichever comes first decides; the other is ignored.
 @usableFromInline
 struct _Pipeline<Event> {
   @inlinable
@@ -61,19 +68,15 @@ struct _Pipeline<Event> {
     case drain
   }
 
-  /// One transaction's events, as the drainer takes them.
+  /// One committed transaction's events, as the drainer takes them: it folds them and turns
+  /// what they changed into a change set.
   @usableFromInline
   struct Transaction {
     /// The events, in order.
     @usableFromInline
     var events: [Event]
-    /// Whether the transaction ended (its commit was taken with the events): the drainer then
-    /// turns what the events changed into a change set. Without it, the events are folded and
-    /// their commit comes later.
-    @usableFromInline
-    var isCommitted: Bool
-    /// Whether the events were all the queue held: no event waited behind them when the
-    /// drainer took them.
+    /// Whether the events were all that waited: no event, committed or open, waited behind
+    /// them when the drainer took them.
     @usableFromInline
     var isWholeQueue: Bool
     /// Events of earlier transactions that the queue let go of with this one, for the drainer
@@ -82,45 +85,67 @@ struct _Pipeline<Event> {
     var spent: [Event]
 
     @inlinable
-    init(
-      events: [Event], isCommitted: Bool, isWholeQueue: Bool = true, spent: [Event] = []
-    ) {
+    init(events: [Event], isWholeQueue: Bool = true, spent: [Event] = []) {
       self.events = events
-      self.isCommitted = isCommitted
       self.isWholeQueue = isWholeQueue
       self.spent = spent
     }
   }
 
-  // The queue is an array read from `_start`: taking a transaction from its front moves the
-  // start instead of shifting the rest, and the taken prefix is cut off once it is half the
-  // array, so a backlog of K transactions is taken in O(K) in all. The slots before `_start`
-  // still hold their events until then; they are handed to the drainer (`spent`) to release.
+  /// A thread's open transaction: the events it queued since its last commit.
+  @usableFromInline
+  struct _Open {
+    /// The thread (Binding's `_currentThreadKey()`).
+    @usableFromInline
+    let thread: UInt
+    @usableFromInline
+    var events: [Event]
+    /// How many of `events` `scanQueued(_:)` has read.
+    @usableFromInline
+    var scanned = 0
 
-  /// The queued events, in order, from `_start` (those before it were taken).
+    @inlinable
+    init(thread: UInt, events: [Event]) {
+      self.thread = thread
+      self.events = events
+    }
+  }
+
+  // The committed events are an array read from `_start`: taking a transaction from its front
+  // moves the start instead of shifting the rest, and the taken prefix is cut off once it is
+  // half the array, so a backlog of K transactions is taken in O(K) in all. The slots before
+  // `_start` still hold their events until then; they are handed to the drainer (`spent`).
+
+  /// The committed events, in order, from `_start` (those before it were taken).
   @usableFromInline
   var _queue: [Event] = []
-  /// Where the queued events begin in `_queue`.
+  /// Where the committed events begin in `_queue`.
   @usableFromInline
   var _start = 0
   /// How far `scanQueued(_:)` has read `_queue`: the events before were scanned already.
   @usableFromInline
   var _scanned = 0
-  /// How many events each committed transaction in the queue holds, oldest first, from
-  /// `_committedStart` (the events after them belong to the transaction still open).
+  /// How many events each committed transaction holds, oldest first, from `_committedStart`.
   @usableFromInline
   var _committed: [Int] = []
   /// Where the committed transactions not taken yet begin in `_committed`.
   @usableFromInline
   var _committedStart = 0
-  /// The events of the open transaction (queued after the last commit).
+  /// The open transactions, one per thread that queued an event since its transaction's end
+  /// was awaited (usually one, or none).
   @usableFromInline
-  var _open = 0
+  var _opens: [_Open] = []
+  /// An empty buffer for the next open transaction's events (buffers go round: an open
+  /// transaction's becomes the queue's at its commit, the drainer's at its take, this one at
+  /// the drain's end), so that a steady stream of one-event transactions allocates none.
+  @usableFromInline
+  var _spareEvents: [Event] = []
+  /// The thread whose open transaction was folded into the content (see `beginFold()`): until
+  /// it commits, no other commit is taken, and its commit goes before them.
+  @usableFromInline
+  var _foldedBy: UInt?
   @usableFromInline
   private(set) var phase = Phase.idle
-  /// Whether a transaction's end is awaited (an event came after the last commit).
-  @usableFromInline
-  var _awaitingEnd = false
   /// Whether whoever requests a drain runs it at once (synchronous delivery): the request then
   /// begins the drain (``Action/drain``) under the same lock, instead of scheduling it for a
   /// `beginDrain()` under another.
@@ -146,80 +171,138 @@ struct _Pipeline<Event> {
   @inlinable
   var isOwnerGone: Bool { ownerEnd == .deallocated }
 
-  /// Whether no event waits.
+  /// Whether no event waits, committed or open on any thread.
   @inlinable
-  var isEmpty: Bool { _start == _queue.count }
+  var isEmpty: Bool { _start == _queue.count && _opens.allSatisfy { $0.events.isEmpty } }
 
   /// Whether a committed transaction waits.
   @inlinable
   var _hasCommitted: Bool { _committedStart < _committed.count }
 
+  /// Whether the drainer may take a committed transaction: one waits, and no fold holds it.
   @inlinable
-  mutating func _commit() {
-    _committed.append(_open)
-    _open = 0
+  var _hasTakeable: Bool { _hasCommitted && _foldedBy == nil }
+
+  /// The open transaction of `thread`, if it has one.
+  @inlinable
+  func _open(of thread: UInt) -> Int? {
+    for index in _opens.indices where _opens[index].thread == thread { return index }
+    return nil
   }
 
-  /// Queues an event of the transaction open on the caller's thread (dropped once the owner
+  /// Commits the open transaction at `index`: its events become a committed transaction, after
+  /// the others, or before them if it was folded (the content holds its changes already).
+  /// `keepsOpen`: its end is still awaited (a transaction of its own joined it).
+  @inlinable
+  mutating func _commitOpen(at index: Int, keepsOpen: Bool) {
+    var events: [Event] = []
+    swap(&events, &_opens[index].events)
+    let scanned = _opens[index].scanned
+    let thread = _opens[index].thread
+    if keepsOpen { _opens[index].scanned = 0 } else { _opens.remove(at: index) }
+    let count = events.count
+    let folded = _foldedBy == thread
+    if folded { _foldedBy = nil }
+    if folded && _hasCommitted {
+      // Before the commits the fold held back (they are scanned again: rarely).
+      _queue.insert(contentsOf: events, at: _start)
+      _committed.insert(count, at: _committedStart)
+      _scanned = _start
+    } else if _start == _queue.count {
+      // Nothing committed waits (the queue is empty and starts at 0, see `_take`): the
+      // events' buffer becomes the queue's, and the queue's empty one the spare.
+      swap(&events, &_queue)
+      _scanned = scanned
+      _committed.append(count)
+    } else {
+      if _scanned == _queue.count { _scanned += scanned }
+      _queue.append(contentsOf: events)
+      events.removeAll(keepingCapacity: true)  // copies: the queue holds them
+      _committed.append(count)
+    }
+    if events.isEmpty && events.capacity > _spareEvents.capacity { swap(&events, &_spareEvents) }
+  }
+
+  /// Queues an event of the transaction open on `thread`, the caller's (dropped once the owner
   /// is gone).
   @inlinable
-  mutating func receive(_ event: Event) -> Action {
+  mutating func receive(_ event: Event, on thread: UInt) -> Action {
     guard ownerEnd != .deallocated else { return .none }
-    _queue.append(event)
-    _open += 1
-    if _awaitingEnd { return .none }
-    _awaitingEnd = true
+    if let index = _open(of: thread) {
+      _opens[index].events.append(event)
+      return .none
+    }
+    var events: [Event] = []
+    swap(&events, &_spareEvents)
+    events.append(event)
+    _opens.append(_Open(thread: thread, events: events))
     return .awaitTransactionEnd
   }
 
-  /// Queues an event that is a transaction of its own, with its commit (dropped once the owner
-  /// is gone).
+  /// Queues an event that is a transaction of its own, committed at once with the events open
+  /// on `thread`, the caller's (dropped once the owner is gone). That thread's transaction still
+  /// ends later: its end commits what it queues meanwhile.
   @inlinable
-  mutating func receiveTransaction(_ event: Event) -> Action {
+  mutating func receiveTransaction(_ event: Event, on thread: UInt) -> Action {
     guard ownerEnd != .deallocated else { return .none }
-    _queue.append(event)
-    _open += 1
-    _commit()
+    if let index = _open(of: thread) {
+      _opens[index].events.append(event)
+      _commitOpen(at: index, keepsOpen: true)
+    } else {
+      _opens.append(_Open(thread: thread, events: [event]))
+      _commitOpen(at: _opens.count - 1, keepsOpen: false)
+    }
     return _requestDrain()
   }
 
   /// The owner announced its deletion: `event` (which empties the content) joins the
-  /// transaction open on the caller's thread, unless the owner ended already.
+  /// transaction open on `thread`, the caller's, unless the owner ended already.
   @inlinable
-  mutating func ownerDeleted(_ event: Event) -> Action {
+  mutating func ownerDeleted(_ event: Event, on thread: UInt) -> Action {
     guard ownerEnd == .none else { return .none }
     ownerEnd = .deleted
-    return receive(event)
+    return receive(event, on: thread)
   }
 
-  /// The owner was deallocated: `event` is the last transaction, unless the owner ended
-  /// already (its deletion decided).
+  /// The owner was deallocated: `event` is the last transaction, with every open one (nothing
+  /// is reported after it), unless the owner ended already (its deletion decided).
   @inlinable
   mutating func ownerDeallocated(_ event: Event) -> Action {
     guard ownerEnd == .none else { return .none }
-    let action = receiveTransaction(event)
+    // One transaction: what was open on any thread is not reported on its own either.
+    var count = 1
+    for open in _opens {
+      _queue.append(contentsOf: open.events)
+      count += open.events.count
+    }
+    _opens = []
+    _foldedBy = nil
+    _queue.append(event)
+    _committed.append(count)
     ownerEnd = .deallocated
-    return action
-  }
-
-  /// A relation write: queues `event` and, if nobody drains and no drain is scheduled, makes
-  /// the caller the drainer and hands it the open transaction's events to fold now
-  /// (`folds`, with `endFold()` after). One lock trip for what `receive`, `beginFold` and
-  /// `takeOpenEvents` do.
-  @inlinable
-  mutating func receiveAndFold(_ event: Event) -> (action: Action, folds: Bool, events: [Event]) {
-    guard ownerEnd != .deallocated else { return (.none, false, []) }
-    let action = receive(event)
-    guard beginFold() else { return (action, false, []) }
-    return (action, true, takeOpenEvents())
-  }
-
-  /// The awaited transaction ended: queues its commit.
-  @inlinable
-  mutating func transactionEnded() -> Action {
-    _commit()
-    _awaitingEnd = false
     return _requestDrain()
+  }
+
+  /// A relation write on `thread`: queues `event` and, if nobody drains and no drain is
+  /// scheduled, makes the caller the drainer and hands it its open transaction's events to
+  /// fold now (`folds`, with `endFold()` after). One lock trip for what `receive`, `beginFold`
+  /// and `takeOpenEvents` do.
+  @inlinable
+  mutating func receiveAndFold(
+    _ event: Event, on thread: UInt
+  ) -> (action: Action, folds: Bool, events: [Event]) {
+    guard ownerEnd != .deallocated else { return (.none, false, []) }
+    let action = receive(event, on: thread)
+    guard beginFold() else { return (action, false, []) }
+    return (action, true, takeOpenEvents(of: thread))
+  }
+
+  /// The transaction open on `thread`, the caller's, ended: commits its events.
+  @inlinable
+  mutating func transactionEnded(on thread: UInt) -> Action {
+    guard let index = _open(of: thread) else { return .none }
+    _commitOpen(at: index, keepsOpen: false)
+    return _hasTakeable ? _requestDrain() : .none
   }
 
   @inlinable
@@ -241,9 +324,9 @@ struct _Pipeline<Event> {
     phase = .draining
   }
 
-  /// The caller folds the queued events now, as the drainer, if nobody drains and no drain is
-  /// scheduled (`false` otherwise): a relation write's event holds the array, which the next
-  /// in-place edit would have to copy while the event waits for the end of a `coalesce` block.
+  /// The caller folds events now, as the drainer, if nobody drains and no drain is scheduled
+  /// (`false` otherwise): a relation write's event holds the array, which the next in-place
+  /// edit would have to copy while the event waits for the end of a `coalesce` block.
   @inlinable
   mutating func beginFold() -> Bool {
     guard phase == .idle else { return false }
@@ -257,24 +340,24 @@ struct _Pipeline<Event> {
   mutating func endFold() -> Action {
     precondition(phase == .draining, "only the folder ends its fold")
     phase = .idle
-    guard _hasCommitted else { return .none }
+    guard _hasTakeable else { return .none }
     return _requestDrain()
   }
 
-  /// Takes the events of the open transaction only (not those of committed ones), for a fold.
+  /// Takes the events open on `thread`, the folder's, to fold before their commit, unless a
+  /// commit waits that another fold does not hold (its change set must not hold them): the
+  /// fold then holds back every other thread's commit until this thread's.
   @inlinable
-  mutating func takeOpenEvents() -> [Event] {
+  mutating func takeOpenEvents(of thread: UInt) -> [Event] {
     precondition(phase == .draining, "only the drainer takes events")
-    // With no commit queued the taken prefix was cut off already (see `_take`): the queue
-    // holds the open transaction's events alone.
-    guard !_hasCommitted, !isEmpty else { return [] }
-    assert(_start == 0, "the queue holds the open transaction's events alone")
-    defer {
-      _queue = []
-      _scanned = 0
-      _open = 0
-    }
-    return _queue
+    guard _foldedBy == nil ? !_hasCommitted : _foldedBy == thread,
+      let index = _open(of: thread), !_opens[index].events.isEmpty
+    else { return [] }
+    _foldedBy = thread
+    _opens[index].scanned = 0
+    var events: [Event] = []
+    swap(&events, &_opens[index].events)
+    return events
   }
 
   /// A scheduled drain begins; `false` if it has nothing to do (another drain is running).
@@ -285,26 +368,21 @@ struct _Pipeline<Event> {
     return true
   }
 
-  /// The drainer takes the events up to the next commit (all of them if none is queued), or
-  /// `nil` when the queue is empty: the drain is over.
+  /// The drainer takes the next committed transaction, or `nil` when none may be taken (none
+  /// waits, or a fold holds them): the drain is over.
   ///
   /// - Parameter spare: An empty array whose buffer becomes the queue's when the whole queue is
-  ///   handed over, or when the queue is empty (the drainer's last transaction's, emptied), so
-  ///   that a steady stream of one-event transactions allocates no queue.
+  ///   handed over, or the next open transaction's when the drain ends (the drainer's last
+  ///   transaction's, emptied), so that a steady stream of one-event transactions allocates no
+  ///   queue.
   @inlinable
   mutating func next(recycling spare: inout [Event]) -> Transaction? {
     precondition(phase == .draining, "only the drainer takes events")
-    guard !isEmpty || _hasCommitted else {
+    guard _hasTakeable else {
       phase = .idle
       // The next event of the next drain goes into the spare buffer.
-      if spare.isEmpty && spare.capacity > _queue.capacity { swap(&_queue, &spare) }
+      if spare.isEmpty && spare.capacity > _spareEvents.capacity { swap(&_spareEvents, &spare) }
       return nil
-    }
-    guard _hasCommitted else {
-      // Only the open transaction's events: fold them now, commit later.
-      let (events, spent) = _take(_queue.count - _start, recycling: &spare)
-      _open = 0
-      return Transaction(events: events, isCommitted: false, spent: spent)
     }
     let count = _committed[_committedStart]
     _committedStart += 1
@@ -316,7 +394,7 @@ struct _Pipeline<Event> {
       _committedStart = 0
     }
     let (events, spent) = _take(count, recycling: &spare)
-    return Transaction(events: events, isCommitted: true, isWholeQueue: isEmpty, spent: spent)
+    return Transaction(events: events, isWholeQueue: isEmpty, spent: spent)
   }
 
   /// Takes the first `count` queued events; `spent` holds the slots of earlier transactions
@@ -344,9 +422,8 @@ struct _Pipeline<Event> {
       _scanned = 0
       return (events, spent)
     }
-    guard _start * 2 >= _queue.count || !_hasCommitted else { return (events, []) }
-    // The taken prefix is half the array, or only the open transaction's events remain (a
-    // fold takes them from the start): cut off. The copy keeps the events alive until the
+    guard _start * 2 >= _queue.count else { return (events, []) }
+    // The taken prefix is half the array: cut off. The copy keeps the events alive until the
     // drainer releases it, so that no element's deinit runs here, under the lock.
     let spent = Array(_queue[..<_start])
     _queue.removeFirst(_start)
@@ -362,11 +439,16 @@ struct _Pipeline<Event> {
     return next(recycling: &none)
   }
 
-  /// Calls `body` with each queued event (of later transactions) that no call before was
-  /// given, in order: over a backlog, each event is scanned once.
+  /// Calls `body` with each waiting event (of later transactions, committed or open) that no
+  /// call before was given: over a backlog, each event is scanned once (twice at most, when
+  /// its transaction commits between two scans).
   @inlinable
   mutating func scanQueued(_ body: (Event) -> Void) {
     for event in _queue[max(_scanned, _start)...] { body(event) }
     _scanned = _queue.count
+    for index in _opens.indices {
+      for event in _opens[index].events[_opens[index].scanned...] { body(event) }
+      _opens[index].scanned = _opens[index].events.count
+    }
   }
 }

@@ -34,7 +34,8 @@ extension RelationController {
   /// Queues an event of the transaction open on this thread (none once the owner is gone).
   @inlinable
   func _enqueue(_ event: _Event) {
-    _perform(_lock.withLock { $0.pipeline.receive(event) })
+    let thread = _currentThreadKey()
+    _perform(_lock.withLock { $0.pipeline.receive(event, on: thread) })
   }
 
   /// The owner announced its deletion (`deleted`: the content empties in the transaction of
@@ -43,10 +44,11 @@ extension RelationController {
   /// being observed). Whichever comes first decides.
   @inlinable
   func _ownerEnded(deleted: Bool) {
+    let thread = _currentThreadKey()
     _perform(
       _lock.withLock { state in
         deleted
-          ? state.pipeline.ownerDeleted(.ownerDeleted)
+          ? state.pipeline.ownerDeleted(.ownerDeleted, on: thread)
           : state.pipeline.ownerDeallocated(.ownerGone)
       })
   }
@@ -57,7 +59,8 @@ extension RelationController {
   /// array in place instead of copying it (a run of inserts in one block stays O(k log n)).
   @inlinable
   func _enqueueRelation(_ event: _Event) {
-    let step = _lock.withLock { $0.pipeline.receiveAndFold(event) }
+    let thread = _currentThreadKey()
+    let step = _lock.withLock { $0.pipeline.receiveAndFold(event, on: thread) }
     _perform(step.action)
     guard step.folds else { return }
     _beganDraining()
@@ -68,7 +71,8 @@ extension RelationController {
   /// Queues an event that is a transaction of its own.
   @inlinable
   func _enqueueTransaction(_ event: _Event) {
-    _perform(_lock.withLock { $0.pipeline.receiveTransaction(event) })
+    let thread = _currentThreadKey()
+    _perform(_lock.withLock { $0.pipeline.receiveTransaction(event, on: thread) })
   }
 
   /// Does what the pipeline asked for, outside the lock.
@@ -165,6 +169,7 @@ extension RelationController {
     // Consumed, not copied: a copy retains the element, its watch and the configuration.
     var claim = claim
     var firedMeanwhile = false
+    let thread = _currentThreadKey()
     while true {
       let element = claim.element
       let previous = claim.watch
@@ -185,7 +190,8 @@ extension RelationController {
           // The element's index record, which its transaction reads first (for its old
           // position), asked for now: in a large index it is a cache miss of its own.
           if _prefetchesHere(commit) { state.index.prefetchRecord(of: claim.id) }
-          return .done(state.pipeline.receive(.element(element, fingerprint: fingerprint)))
+          return .done(
+            state.pipeline.receive(.element(element, fingerprint: fingerprint), on: thread))
         case .again:
           return .again(
             _RewatchClaim(
@@ -350,8 +356,9 @@ extension RelationController: _TransactionObserver {
   @inlinable
   package func _transactionEnded() {
     // A drain that begins here takes its first transaction in the same lock trip.
+    let thread = _currentThreadKey()
     let (action, first) = _lock.withLock { state in
-      let action = state.pipeline.transactionEnded()
+      let action = state.pipeline.transactionEnded(on: thread)
       guard action == .drain else { return (action, nil as _Pipeline<_Event>.Transaction?) }
       return (action, state.pipeline.next())
     }

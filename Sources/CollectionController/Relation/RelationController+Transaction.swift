@@ -46,7 +46,6 @@ extension RelationController {
         transaction.spent = []
         foldsMayQueue = true
       }
-      guard transaction.isCommitted else { continue }
       // None wait if the transaction took the whole queue and neither its folds nor the
       // release of its events queued anything (one lock fewer a move): an event another thread
       // queues since is one queued after the look.

@@ -10,12 +10,12 @@ import Testing
 extension PipelineTests {
   @Test func theFirstEventOfATransactionWaitsForItsEnd() {
     var pipeline = _Pipeline<Int>()
-    let step1 = pipeline.receive(1)
+    let step1 = pipeline.receive(1, on: 1)
     #expect(step1 == .awaitTransactionEnd)
-    let step2 = pipeline.receive(2)
+    let step2 = pipeline.receive(2, on: 1)
     #expect(step2 == .none)  // the end is awaited already
     #expect(pipeline.phase == .idle)
-    let step3 = pipeline.transactionEnded()
+    let step3 = pipeline.transactionEnded(on: 1)
     #expect(step3 == .scheduleDrain)
     #expect(pipeline.phase == .scheduled)
     let step4 = pipeline.beginDrain()
@@ -23,7 +23,6 @@ extension PipelineTests {
     #expect(pipeline.phase == .draining)
     let transaction = pipeline.next()
     #expect(transaction?.events == [1, 2])
-    #expect(transaction?.isCommitted == true)
     let step5 = pipeline.next()
     #expect(step5 == nil)
     #expect(pipeline.phase == .idle)
@@ -33,13 +32,13 @@ extension PipelineTests {
   @Test func aPipelineThatDrainsWhereRequestedBeginsTheDrainAtOnce() {
     var pipeline = _Pipeline<Int>()
     pipeline.drainsWhereRequested = true
-    _ = pipeline.receive(1)
-    let step1 = pipeline.transactionEnded()
+    _ = pipeline.receive(1, on: 1)
+    let step1 = pipeline.transactionEnded(on: 1)
     #expect(step1 == .drain)
     #expect(pipeline.phase == .draining)  // the caller is the drainer: no `beginDrain()`
     // Another transaction's end while it drains: the same drain takes it.
-    _ = pipeline.receive(2)
-    let step2 = pipeline.transactionEnded()
+    _ = pipeline.receive(2, on: 1)
+    let step2 = pipeline.transactionEnded(on: 1)
     #expect(step2 == .none)
     let first = pipeline.next()
     #expect(first?.events == [1])
@@ -49,7 +48,7 @@ extension PipelineTests {
     #expect(end == nil)
     #expect(pipeline.phase == .idle)
     // A transaction of its own, and a fold's end with a commit, begin a drain the same way.
-    let step3 = pipeline.receiveTransaction(3)
+    let step3 = pipeline.receiveTransaction(3, on: 1)
     #expect(step3 == .drain)
     let own = pipeline.next()
     #expect(own?.events == [3])
@@ -57,8 +56,8 @@ extension PipelineTests {
     #expect(ownEnd == nil)
     let folds = pipeline.beginFold()
     #expect(folds)
-    _ = pipeline.receive(4)
-    _ = pipeline.transactionEnded()
+    _ = pipeline.receive(4, on: 1)
+    _ = pipeline.transactionEnded(on: 1)
     let step4 = pipeline.endFold()
     #expect(step4 == .drain)
     #expect(pipeline.phase == .draining)
@@ -66,11 +65,11 @@ extension PipelineTests {
 
   @Test func aDrainIsScheduledOnceAndOnlyTheScheduledOneRuns() {
     var pipeline = _Pipeline<Int>()
-    _ = pipeline.receive(1)
-    let step6 = pipeline.transactionEnded()
+    _ = pipeline.receive(1, on: 1)
+    let step6 = pipeline.transactionEnded(on: 1)
     #expect(step6 == .scheduleDrain)
-    _ = pipeline.receive(2)
-    let step7 = pipeline.transactionEnded()
+    _ = pipeline.receive(2, on: 1)
+    let step7 = pipeline.transactionEnded(on: 1)
     #expect(step7 == .none)  // a drain is scheduled already
     let step8 = pipeline.beginDrain()
     #expect(step8)
@@ -86,55 +85,108 @@ extension PipelineTests {
     #expect(step12 == nil)
   }
 
-  /// Events that arrive while the drainer runs (a receiver's change) are folded before their
-  /// transaction ends; the commit that comes later, with no events left, still reaches a drain.
-  @Test func eventsFoldedBeforeTheirCommitAreCommittedLater() {
+  /// Events that arrive while the drainer runs (a receiver's change) wait for their own
+  /// transaction's end: the drainer takes committed transactions only.
+  @Test func eventsOfAnOpenTransactionWaitForItsEnd() {
     var pipeline = _Pipeline<Int>()
-    _ = pipeline.receive(1)
-    _ = pipeline.transactionEnded()
+    _ = pipeline.receive(1, on: 1)
+    _ = pipeline.transactionEnded(on: 1)
     let step13 = pipeline.beginDrain()
     #expect(step13)
     let step14 = pipeline.next()
     #expect(step14?.events == [1])
-    let step15 = pipeline.receive(2)
+    let step15 = pipeline.receive(2, on: 1)
     #expect(step15 == .awaitTransactionEnd)  // a receiver's change
-    let open = pipeline.next()
-    #expect(open?.events == [2])
-    #expect(open?.isCommitted == false)
+    #expect(!pipeline.isEmpty)
     let step16 = pipeline.next()
     #expect(step16 == nil)  // the drain ends; the commit has not come yet
-    let step17 = pipeline.transactionEnded()
+    let step17 = pipeline.transactionEnded(on: 1)
     #expect(step17 == .scheduleDrain)
     let step18 = pipeline.beginDrain()
     #expect(step18)
     let commit = pipeline.next()
-    #expect(commit?.events == [])
-    #expect(commit?.isCommitted == true)
+    #expect(commit?.events == [2])
     let step19 = pipeline.next()
     #expect(step19 == nil)
   }
 
+  /// Coalescing is per thread: a thread's events join its own open transaction only, and
+  /// each thread's end commits its events alone, whatever the order of the ends.
+  @Test func eachThreadsTransactionIsCommittedAlone() {
+    var pipeline = _Pipeline<Int>()
+    #expect(pipeline.receive(1, on: 1) == .awaitTransactionEnd)  // thread 1 opens a block
+    #expect(pipeline.receive(2, on: 2) == .awaitTransactionEnd)  // thread 2 too
+    #expect(pipeline.receive(3, on: 1) == .none)
+    #expect(pipeline.receive(4, on: 2) == .none)
+    #expect(pipeline.transactionEnded(on: 2) == .scheduleDrain)  // 2's block ends first
+    #expect(pipeline.transactionEnded(on: 3) == .none)  // nothing open on 3
+    let began = pipeline.beginDrain()
+    #expect(began)
+    let second = pipeline.next()
+    #expect(second?.events == [2, 4])
+    #expect(second?.isWholeQueue == false)  // thread 1's events wait
+    let paused = pipeline.next()
+    #expect(paused == nil)
+    #expect(pipeline.transactionEnded(on: 1) == .scheduleDrain)
+    _ = pipeline.beginDrain()
+    let first = pipeline.next()
+    #expect(first?.events == [1, 3])
+    #expect(first?.isWholeQueue == true)
+  }
+
+  /// A fold puts one thread's open events in the content before their commit: another
+  /// thread's commit waits until that one, which goes first, so that neither change set
+  /// reports the other's changes.
+  @Test func aFoldHoldsOtherThreadsCommitsUntilItsOwn() {
+    var pipeline = _Pipeline<Int>()
+    let fold = pipeline.receiveAndFold(1, on: 1)
+    #expect(fold.folds && fold.events == [1])
+    #expect(pipeline.endFold() == .none)
+    _ = pipeline.receive(2, on: 2)
+    #expect(pipeline.transactionEnded(on: 2) == .none)  // held
+    // The folding thread folds again: its own later events may.
+    let again = pipeline.receiveAndFold(3, on: 1)
+    #expect(again.folds && again.events == [3])
+    #expect(pipeline.endFold() == .none)
+    // Another thread may not fold while the first's fold is held.
+    let other = pipeline.receiveAndFold(4, on: 2)
+    #expect(other.folds && other.events.isEmpty)
+    #expect(pipeline.endFold() == .none)
+    _ = pipeline.receive(5, on: 1)
+    #expect(pipeline.transactionEnded(on: 1) == .scheduleDrain)
+    _ = pipeline.beginDrain()
+    let first = pipeline.next()
+    #expect(first?.events == [5])  // the fold's commit, before the held one
+    let second = pipeline.next()
+    #expect(second?.events == [2])
+    let paused = pipeline.next()
+    #expect(paused == nil)  // 4 is open on thread 2
+    #expect(pipeline.transactionEnded(on: 2) == .scheduleDrain)
+    _ = pipeline.beginDrain()
+    let third = pipeline.next()
+    #expect(third?.events == [4])
+  }
+
   @Test func aTransactionOfItsOwnIsCommittedAtOnceAfterWhatCameBefore() {
     var pipeline = _Pipeline<Int>()
-    _ = pipeline.receive(1)  // an open transaction
-    let step20 = pipeline.receiveTransaction(2)
+    _ = pipeline.receive(1, on: 1)  // an open transaction
+    let step20 = pipeline.receiveTransaction(2, on: 1)
     #expect(step20 == .scheduleDrain)
     let step21 = pipeline.beginDrain()
     #expect(step21)
     let step22 = pipeline.next()
     #expect(step22?.events == [1, 2])  // what was open goes with it
-    _ = pipeline.receive(3)
+    _ = pipeline.receive(3, on: 1)
     var seen: [Int] = []
     pipeline.scanQueued { seen.append($0) }
     #expect(seen == [3])
     pipeline.scanQueued { seen.append($0) }
     #expect(seen == [3])  // scanned once
     // The transaction of 1 still ends later: its end commits what came since.
-    let step23 = pipeline.transactionEnded()
+    let step23 = pipeline.transactionEnded(on: 1)
     #expect(step23 == .none)
     let last = pipeline.next()
     #expect(last?.events == [3])
-    #expect(last?.isCommitted == true)
   }
 
   /// A backlog of one-event transactions (writes made while the delivery context is busy),
@@ -142,19 +194,17 @@ extension PipelineTests {
   private func drainBacklog(of count: Int) -> (taken: [Int], scanned: Int, spent: Int) {
     var pipeline = _Pipeline<Int>()
     for event in 0..<count {
-      _ = pipeline.receive(event)
-      _ = pipeline.transactionEnded()
+      _ = pipeline.receive(event, on: 1)
+      _ = pipeline.transactionEnded(on: 1)
     }
-    _ = pipeline.receive(count)  // an open transaction behind the backlog
+    _ = pipeline.receive(count, on: 2)  // an open transaction behind the backlog
     let began = pipeline.beginDrain()
     #expect(began)
     var taken: [Int] = []
     var scanned = 0
     var spent = 0
     while let transaction = pipeline.next() {
-      if transaction.isCommitted {
-        #expect(transaction.events.count == 1)
-      }
+      #expect(transaction.events.count == 1)
       taken += transaction.events
       spent += transaction.spent.count
       pipeline.scanQueued { _ in scanned += 1 }
@@ -164,32 +214,33 @@ extension PipelineTests {
 
   @Test func aBacklogIsTakenInOrderAndEachWaitingEventIsScannedOnce() {
     let (taken, scanned, spent) = drainBacklog(of: 1_000)
-    #expect(taken == Array(0...1_000))
+    #expect(taken == Array(0..<1_000))  // the open transaction waits for its end
     // Scanning all that waits after each transaction read 500,500 events.
-    #expect(scanned == 1_000)
-    // Every taken slot is handed back exactly once, to be released outside the lock.
-    #expect(spent == 1_001 - 1)  // the last event was taken with the whole queue
+    #expect(scanned == 1_000)  // 999 committed, 1 open
+    // Every taken slot but the last is handed back exactly once, to be released outside the
+    // lock; the last goes with the array, taken whole.
+    #expect(spent == 999)
   }
 
   @Test func aTransactionTakenFromTheMiddleOfTheQueueLeavesTheRestInOrder() {
     var pipeline = _Pipeline<Int>()
     for event in 0..<3 {
-      _ = pipeline.receive(event)
-      _ = pipeline.transactionEnded()
+      _ = pipeline.receive(event, on: 1)
+      _ = pipeline.transactionEnded(on: 1)
     }
-    _ = pipeline.receive(3)
-    _ = pipeline.receive(4)
+    _ = pipeline.receive(3, on: 1)
+    _ = pipeline.receive(4, on: 1)
     let began = pipeline.beginDrain()
     #expect(began)
     let first = pipeline.next()
     #expect(first?.isWholeQueue == false)
-    _ = pipeline.receive(5)  // joins the open transaction
+    _ = pipeline.receive(5, on: 1)  // joins the open transaction
     var seen: [Int] = []
     pipeline.scanQueued { seen.append($0) }
     #expect(seen == [1, 2, 3, 4, 5])
     let second = pipeline.next()
     #expect(second?.events == [1])
-    _ = pipeline.transactionEnded()
+    _ = pipeline.transactionEnded(on: 1)
     let third = pipeline.next()
     #expect(third?.events == [2])
     let last = pipeline.next()
@@ -203,10 +254,10 @@ extension PipelineTests {
   @Test func aFoldAfterABacklogTakesTheOpenEventsAlone() {
     var pipeline = _Pipeline<Int>()
     for event in 0..<4 {
-      _ = pipeline.receive(event)
-      _ = pipeline.transactionEnded()
+      _ = pipeline.receive(event, on: 1)
+      _ = pipeline.transactionEnded(on: 1)
     }
-    _ = pipeline.receive(4)
+    _ = pipeline.receive(4, on: 1)
     let began = pipeline.beginDrain()
     #expect(began)
     for expected in 0..<4 {
@@ -214,7 +265,7 @@ extension PipelineTests {
       #expect(transaction?.events == [expected])
     }
     // The drain pauses here as a fold would find it: only the open event waits.
-    let open = pipeline.takeOpenEvents()
+    let open = pipeline.takeOpenEvents(of: 1)
     #expect(open == [4])
     #expect(pipeline.isEmpty)
   }
@@ -223,8 +274,8 @@ extension PipelineTests {
     var pipeline = _Pipeline<Int>()
     pipeline.beginFirstDrain()
     #expect(pipeline.phase == .draining)
-    _ = pipeline.receive(1)
-    let step24 = pipeline.transactionEnded()
+    _ = pipeline.receive(1, on: 1)
+    let step24 = pipeline.transactionEnded(on: 1)
     #expect(step24 == .none)  // the first drain takes it
     let step25 = pipeline.next()
     #expect(step25?.events == [1])
@@ -350,59 +401,53 @@ extension OrderLabelsTests {
 }
 
 extension PipelineTests {
-  /// The drainer hands back the buffer of the events it folded: it becomes the queue's (moved,
-  /// not shared), whether the queue is handed over whole or found empty, and a non-empty spare
-  /// is never taken (it would lose events).
-  @Test func aSpareBufferBecomesTheQueues() {
+  /// Buffers go round, moved and never shared: the drainer hands back the buffer of the events
+  /// it folded; at the drain's end it becomes the next open transaction's, which becomes the
+  /// queue's at its commit, which the drainer takes whole. A non-empty spare is never taken
+  /// (it would lose events).
+  @Test func aSpareBufferGoesRound() {
     func base(_ array: [Int]) -> UnsafeRawPointer? {
       array.withUnsafeBufferPointer { $0.baseAddress.map { UnsafeRawPointer($0) } }
     }
     var pipeline = _Pipeline<Int>()
-    _ = pipeline.receiveTransaction(1)
+    _ = pipeline.receiveTransaction(1, on: 1)
     _ = pipeline.beginDrain()
-    var spare = [Int]()
-    spare.reserveCapacity(16)
-    let spareBase = base(spare)
-    let first = pipeline.next(recycling: &spare)
+    let first = pipeline.next()
     #expect(first?.events == [1])
-    #expect(spare.capacity < 16, "the spare moved into the queue")
-    _ = pipeline.receiveTransaction(2)
-    #expect(base(pipeline._queue) == spareBase, "the event went into the spare buffer")
-    // The drainer empties the events it folded and hands them back; the queue is not empty,
-    // so the next transaction takes it whole and the spare becomes the queue again.
-    var events = first?.events ?? []
-    events.removeAll(keepingCapacity: true)
-    let eventsBase = base(events)
-    let second = pipeline.next(recycling: &events)
-    #expect(second?.events == [2])
-    #expect(eventsBase != nil && base(pipeline._queue) == eventsBase)
-    // An empty queue at the end of a drain takes the spare too.
-    var last = second?.events ?? []
-    last.removeAll(keepingCapacity: true)
-    let lastBase = base(last)
-    #expect(pipeline.next(recycling: &last) == nil)
-    #expect(lastBase != nil && base(pipeline._queue) == lastBase)
-    #expect(pipeline.phase == .idle)
-    // A spare that still holds events is left to its owner.
-    _ = pipeline.receiveTransaction(3)
+    // The drainer empties the events it folded and hands them back at the drain's end.
+    var spare = first?.events ?? []
+    spare.removeAll(keepingCapacity: true)
+    let spareBase = base(spare)
+    let end = pipeline.next(recycling: &spare)
+    #expect(end == nil)
+    #expect(spareBase != nil && base(pipeline._spareEvents) == spareBase)
+    _ = pipeline.receive(2, on: 1)
+    #expect(base(pipeline._opens[0].events) == spareBase, "the event went into the spare")
+    _ = pipeline.transactionEnded(on: 1)
+    #expect(base(pipeline._queue) == spareBase, "the open events became the queue")
     _ = pipeline.beginDrain()
+    var none: [Int] = []
+    let second = pipeline.next(recycling: &none)
+    #expect(second?.events == [2])
+    #expect(second.map { base($0.events) } == spareBase, "taken whole, not copied")
+    // A spare that still holds events is left to its owner.
     var full = [7]
-    let third = pipeline.next(recycling: &full)
-    #expect(third?.events == [3] && full == [7])
+    #expect(pipeline.next(recycling: &full) == nil)
+    #expect(full == [7])
   }
 }
 
 extension PipelineTests {
   @Test func theOwnersDeletionIsAnEventOfTheOpenTransaction() {
     var pipeline = _Pipeline<Int>()
-    let step1 = pipeline.ownerDeleted(-1)
+    let step1 = pipeline.ownerDeleted(-1, on: 1)
     #expect(step1 == .awaitTransactionEnd)
     #expect(pipeline.ownerEnd == .deleted)
     // Whichever end comes first decides: a deallocation after it queues nothing.
     let step2 = pipeline.ownerDeallocated(-2)
     #expect(step2 == .none)
     #expect(pipeline.ownerEnd == .deleted)
-    _ = pipeline.transactionEnded()
+    _ = pipeline.transactionEnded(on: 1)
     _ = pipeline.beginDrain()
     let transaction = pipeline.next()
     #expect(transaction?.events == [-1])
@@ -410,17 +455,17 @@ extension PipelineTests {
 
   @Test func afterTheOwnersDeallocationNothingIsQueued() {
     var pipeline = _Pipeline<Int>()
-    _ = pipeline.receive(1)
+    _ = pipeline.receive(1, on: 1)
     let step1 = pipeline.ownerDeallocated(-2)
     #expect(step1 == .scheduleDrain)  // a transaction of its own, with what was open
     #expect(pipeline.isOwnerGone)
-    let step2 = pipeline.receive(3)
+    let step2 = pipeline.receive(3, on: 1)
     #expect(step2 == .none)
-    let step3 = pipeline.receiveTransaction(4)
+    let step3 = pipeline.receiveTransaction(4, on: 1)
     #expect(step3 == .none)
-    let step4 = pipeline.ownerDeleted(-1)
+    let step4 = pipeline.ownerDeleted(-1, on: 1)
     #expect(step4 == .none)
-    let step5 = pipeline.receiveAndFold(5)
+    let step5 = pipeline.receiveAndFold(5, on: 1)
     #expect(step5.action == .none && !step5.folds && step5.events.isEmpty)
     _ = pipeline.beginDrain()
     let last = pipeline.next()
@@ -431,7 +476,7 @@ extension PipelineTests {
 
   @Test func aRelationWriteFoldsItsOpenTransactionInOneStep() {
     var pipeline = _Pipeline<Int>()
-    let first = pipeline.receiveAndFold(1)
+    let first = pipeline.receiveAndFold(1, on: 1)
     #expect(first.action == .awaitTransactionEnd)
     #expect(first.folds)
     #expect(first.events == [1])
@@ -439,9 +484,9 @@ extension PipelineTests {
     let end = pipeline.endFold()
     #expect(end == .none)  // no commit yet
     // While a drain is scheduled, a write is only queued.
-    _ = pipeline.transactionEnded()
+    _ = pipeline.transactionEnded(on: 1)
     #expect(pipeline.phase == .scheduled)
-    let second = pipeline.receiveAndFold(2)
+    let second = pipeline.receiveAndFold(2, on: 1)
     #expect(second.action == .awaitTransactionEnd)
     #expect(!second.folds && second.events.isEmpty)
     #expect(pipeline.phase == .scheduled)
