@@ -108,6 +108,96 @@ import Testing
     #expect(byLabel.count == 0)
   }
 
+  /// Orders by the group (a `let`: the first letter of the name), then, within a group, by
+  /// year (`@Observed`).
+  static func groupThenYear() -> ClosureComparator {
+    ClosureComparator { a, b in
+      if a.group != b.group { return a.group < b.group ? .orderedAscending : .orderedDescending }
+      return a.year < b.year
+        ? .orderedAscending : a.year > b.year ? .orderedDescending : .orderedSame
+    }
+  }
+
+  /// A comparator that orders by a `let` and breaks ties with an `@Observed` property is
+  /// accepted whatever the current elements: when no two share a group no pair of them reaches
+  /// the tie-break, but comparing an element with itself does (as the controller does when it
+  /// watches the element). A tie that comes later is ordered by the observed property, and
+  /// follows its changes.
+  @Test func aTieBreakingComparatorIsAcceptedWhenNoCurrentElementsTie() throws {
+    let artist = Artist([
+      Album("y1", year: 1990), Album("x1", year: 1980), Album("z1", year: 1970),
+    ])
+    let albums = try RelationController(\.albums, of: artist, sortedBy: [Self.groupThenYear()])
+    #expect(albums.names() == [["x1", "y1", "z1"]])
+    artist.albums.append(Album("x2", year: 1975))
+    #expect(albums.names() == [["x2", "x1", "y1", "z1"]])
+    artist.albums[1].year = 1970
+    #expect(albums.names() == [["x1", "x2", "y1", "z1"]])
+  }
+
+  /// The same on reconfiguration, from a sort on the years alone.
+  @Test func aTieBreakingComparatorIsAcceptedOnReconfigurationWhenNoCurrentElementsTie() throws {
+    let other = Artist([Album("b1", year: 1990), Album("a1", year: 1995)])
+    let reconfigured = try RelationController(
+      \.albums, of: other, sortedBy: [SortDescriptor(\.year)])
+    #expect(reconfigured.names() == [["b1", "a1"]])
+    try reconfigured.reconfigure { $0.sortedBy = [Self.groupThenYear()] }
+    #expect(reconfigured.names() == [["a1", "b1"]])
+    other.albums.append(Album("a2", year: 1990))
+    #expect(reconfigured.names() == [["a2", "a1", "b1"]])
+    other.albums[1].year = 1980
+    #expect(reconfigured.names() == [["a1", "a2", "b1"]])
+  }
+
+  /// A comparator that reads an `@Observed` property only when the two elements differ (it
+  /// answers at once for an element compared with itself) is accepted too: the controller
+  /// watches every `@Observed` property of each element it shows.
+  @Test func aComparatorThatReadsOnlyForTwoElementsIsAccepted() throws {
+    let artist = Artist([Album("a", year: 1990), Album("b", year: 1980)])
+    let albums = try RelationController(
+      \.albums, of: artist,
+      sortedBy: [
+        ClosureComparator { a, b in
+          a === b ? .orderedSame : a.year < b.year ? .orderedAscending : .orderedDescending
+        }
+      ])
+    #expect(albums.names() == [["b", "a"]])
+    artist.albums[0].year = 1970
+    #expect(albums.names() == [["a", "b"]])
+  }
+
+  /// What observation cannot tell, listed in ChangeDelivery: a function that reads an
+  /// `@Observed` property for one element is accepted although it reads a plain `var` for the
+  /// others (the controller cannot tell a plain `var` from a `let` there), and so is a sort on
+  /// a read-only computed property over a plain `var` (a key path does not tell it from a
+  /// `let`); neither follows a change of the plain `var`. A comparator that reads another
+  /// object only for two different elements is accepted, and does not follow that object.
+  @Test func whatObservationCannotTellIsAccepted() throws {
+    let artist = makeArtist()  // `plain` is 0, 1, 2
+    let filtered = try RelationController(
+      \.albums, of: artist, filter: .matching { $0.plain == 0 && !$0.isLive })
+    #expect(filtered.names() == [["a"]])
+    artist.albums[1].plain = 0
+    #expect(filtered.names() == [["a"]])  // stale: "b" now matches
+    let sorted = try RelationController(
+      \.albums, of: artist, sortedBy: [SortDescriptor(\.plainTwice, order: .reverse)])
+    #expect(sorted.names() == [["c", "a", "b"]])
+    artist.albums[2].plain = -1
+    #expect(sorted.names() == [["c", "a", "b"]])  // stale: "c" now sorts last
+    let emi = Label("EMI")
+    let labelled = Artist([Album("a", label: emi), Album("b", label: Label("Decca"))])
+    let byLabel = try RelationController(
+      \.albums, of: labelled,
+      sortedBy: [
+        ClosureComparator { a, b in
+          a === b ? .orderedSame : FuzzConfiguration.order(a.labelName, b.labelName)
+        }
+      ])
+    #expect(byLabel.names() == [["b", "a"]])
+    emi.name = "Abbey"
+    #expect(byLabel.names() == [["b", "a"]])  // stale: "a" now sorts first
+  }
+
   /// Nothing can be evaluated while the relation is empty: the check waits for the next
   /// reconfiguration (documented).
   @Test func anEmptyRelationIsNotChecked() throws {

@@ -321,19 +321,26 @@ extension RelationController.Configuration {
   /// The first function of this configuration that would go stale without a word (described
   /// for a message), or `nil`.
   ///
-  /// A function that reads an `@Observed` property for some current element is followed: it
-  /// passes on the first such element, so this usually evaluates each function once. One that
-  /// reads none (as far as observation can tell, nothing it reads can change) is rejected when:
-  /// - its results differ between the current elements: it reads something per element that
-  ///   nobody can observe (`{ $0.note.isEmpty }` with `note` a plain `var`, or a `let`);
+  /// Decided per function: one that reads an `@Observed` property in any of the runs made here
+  /// is accepted (it passes on the first such run, so this usually runs each function once).
+  /// The filter, the section function and an observed attribute are run on each current
+  /// element; a comparator on each element against itself (as the controller runs it when it
+  /// watches the element, which reaches every tie-breaking stage), then on neighbouring
+  /// pairs. One that reads none (as far as observation can tell, nothing it reads can change)
+  /// is rejected when:
+  /// - its results differ between the current elements, or it orders two neighbours: it reads
+  ///   something per element that nobody can observe (`{ $0.note.isEmpty }` with `note` a
+  ///   plain `var`, or a `let`);
   /// - it sorts by a key path that can be written (a plain `var`);
   /// - it is an observed attribute (an update of it could never be reported).
   ///
   /// Accepted: a function whose result is the same for every current element (a constant such
   /// as `{ _ in 0 }`, or `{ query.isEmpty || $0.title.contains(query) }` while `query` is
-  /// empty), and a sort on a key path that cannot be written (a `let`, or a read-only computed
-  /// property: one that computes from plain `var`s is not caught). Nothing is checked while the
-  /// relation is empty.
+  /// empty), and a sort on a key path that cannot be written (a `let`). Not caught, because
+  /// observation sees only `@Observed` reads: a plain `var` that a function also reads, or
+  /// reads for the elements for which it reads nothing observed (which cannot be told from a
+  /// `let`, a constant), and a sort on a read-only computed property over plain `var`s (a key
+  /// path cannot be told from one to a `let`). Nothing is checked while the relation is empty.
   @inlinable
   func functionReadingNothing(_ elements: [Element]) -> (function: String, reason: String)? {
     let live = elements.filter { !$0.isDeleted }
@@ -375,12 +382,18 @@ extension RelationController.Configuration {
         }
         continue
       }
-      // Results of neighbouring elements: a comparator that reads nothing and orders them
-      // reads something per element.
+      // Decided for the comparator, not for the pairs that happen to exist: it is run on each
+      // element against itself, as the controller runs it to learn what to watch (a tie
+      // reaches every tie-breaking stage, such as an `@Observed` score after a `let` group
+      // that no two current elements share), then on neighbouring pairs (a comparator may
+      // read only when the two differ). One that reads nothing in all of these runs and still
+      // orders two neighbours reads something per element that nobody can observe.
       let pairs = zip(live, live.dropFirst())
-      let readsSomething = pairs.contains { a, b in
-        _readsObservedProperty(of: a) { _ = comparator.compare(a, b) }
-      }
+      let readsSomething =
+        live.contains { element in
+          _readsObservedProperty(of: element) { _ = comparator.compare(element, element) }
+        }
+        || pairs.contains { a, b in _readsObservedProperty(of: a) { _ = comparator.compare(a, b) } }
       if !readsSomething && pairs.contains(where: { comparator.compare($0, $1) != .orderedSame }) {
         return ("\(name) (\(type(of: comparator)))", "it orders the current elements")
       }

@@ -50,10 +50,12 @@ import Observation
 /// **What it does not do**: it does not observe plain stored properties (only `@Observed`
 /// ones, as everything in `Binding`), and it does not report its initial content (read it).
 /// So that nothing goes stale without a word, a filter, sort comparator, section function or
-/// observed attribute that reads no `@Observed` property for any current element is rejected
-/// when the controller is made or reconfigured (``RelationConfigurationError``); a sort on a
-/// key path to a constant (`let`) is accepted. While the relation is empty nothing can be
-/// evaluated, so nothing is checked.
+/// observed attribute that reads no `@Observed` property for any current element (a
+/// comparator: compared with itself or with a neighbour) is rejected when the controller is
+/// made or reconfigured (``RelationConfigurationError``), if it depends on the element; a sort
+/// on a key path to a constant (`let`) is accepted. While the relation is empty nothing can be
+/// evaluated, so nothing is checked. ChangeDelivery lists what the check cannot catch (a plain
+/// `var` read beside an `@Observed` property, among others).
 ///
 /// **Memory**: about 100 bytes per element at a million elements: a 40-byte member, a 32-byte
 /// node of the ordered index, and their identity tables; kept sort keys add their own size

@@ -45,6 +45,11 @@ final class Album: ObservableModel, Hashable, CustomStringConvertible {
   }
 
   var decade: Int { year / 10 * 10 }
+  /// Read-only and computed from the plain property: a key path that cannot be written, yet
+  /// whose value changes unobserved.
+  var plainTwice: Int { plain * 2 }
+  /// The first letter of the name: a constant that elements share (a group).
+  var group: Substring { name.prefix(1) }
   var totalDuration: Int { tracks.reduce(0) { $0 + $1.duration } }
   var labelName: String { label?.name ?? "" }
   /// The average track duration: NaN (0 / 0) for an album without tracks, a sort key that is
