@@ -108,13 +108,18 @@ extension ObservableModel {
   /// - Complexity: O(*r*), where *r* is the number of registrations on the model.
   public func announceDeletion() {
     guard let taken = observation.state(of: self).markDeleted() else { return }
-    for slot in taken.slots { slot.deactivateAll() }
-    for record in taken.anyRecords { record.deliverDeletion(of: self) }
-    for record in taken.records { record.deliverDeletion(of: self) }
-    for watch in taken.watches { watch.fire(self, deleted: true) }
-    for record in taken.anyRecords where !record.deletionIsDeferred {
-      record.lifetime.endAfterDeletion()
+    // One notified write, as a write of the object is: every watch that fires (each element
+    // whose sort or filter reads the object) joins one transaction, so a controller delivers
+    // one change set, and what the observers' callbacks write or delete joins it too.
+    _notifyingDeletion {
+      for slot in taken.slots { slot.deactivateAll() }
+      for record in taken.anyRecords { record.deliverDeletion(of: self) }
+      for record in taken.records { record.deliverDeletion(of: self) }
+      for watch in taken.watches { watch.fire(self, deleted: true) }
+      for record in taken.anyRecords where !record.deletionIsDeferred {
+        record.lifetime.endAfterDeletion()
+      }
+      for record in taken.records { record.lifetime.endAfterDeletion() }
     }
-    for record in taken.records { record.lifetime.endAfterDeletion() }
   }
 }
