@@ -100,6 +100,11 @@ extension ObservableModel {
   /// their last value; relation controllers drop the model from their content. Later changes
   /// and registrations notify nobody. Announcing twice does nothing the second time.
   ///
+  /// The announcement is one transaction, as a write is: outside ``coalesce(_:)``, what the
+  /// observers' callbacks write or delete joins it, coalesced registrations hear it once the
+  /// others have, and a relation controller delivers one change set for it, however many of
+  /// its elements read the model (a label that they sort by).
+  ///
   /// ```swift
   /// store.delete(record)
   /// record.announceDeletion()
