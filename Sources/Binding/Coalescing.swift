@@ -15,7 +15,8 @@
 /// ```
 ///
 /// Outside any block, one write and what its observers' callbacks write form a transaction of
-/// their own, delivered to coalesced registrations once that write's other observers have run.
+/// their own, delivered to coalesced registrations once that write's other observers have run;
+/// so does one ``ObservableModel/announceDeletion()``.
 ///
 /// Blocks nest: only the outermost one delivers. If `body` throws, the block still ends, what
 /// changed before the throw is delivered, and the error is rethrown. Changes that callbacks

@@ -215,8 +215,9 @@ public struct ObservationOptions: OptionSet, Hashable, Sendable {
   /// value and the last new value.
   ///
   /// A transaction is the outermost ``coalesce(_:)`` block or, outside any block, one write
-  /// together with what its observers' callbacks write: a coalesced registration hears it once,
-  /// after every registration without the option has heard it.
+  /// (or one ``ObservableModel/announceDeletion()``) together with what its observers'
+  /// callbacks write: a coalesced registration hears it once, after every registration without
+  /// the option has heard it.
   @inlinable
   public static var coalesced: ObservationOptions { ObservationOptions(rawValue: 1 << 1) }
   /// Delivers writes that store an equal value too (by default, for `Equatable` values, only

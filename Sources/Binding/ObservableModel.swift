@@ -100,6 +100,11 @@ extension ObservableModel {
   /// their last value; relation controllers drop the model from their content. Later changes
   /// and registrations notify nobody. Announcing twice does nothing the second time.
   ///
+  /// The announcement is one transaction, as a write is: outside ``coalesce(_:)``, what the
+  /// observers' callbacks write or delete joins it, coalesced registrations hear it once the
+  /// others have, and a relation controller delivers one change set for it, however many of
+  /// its elements read the model (a label that they sort by).
+  ///
   /// ```swift
   /// store.delete(record)
   /// record.announceDeletion()
@@ -108,13 +113,18 @@ extension ObservableModel {
   /// - Complexity: O(*r*), where *r* is the number of registrations on the model.
   public func announceDeletion() {
     guard let taken = observation.state(of: self).markDeleted() else { return }
-    for slot in taken.slots { slot.deactivateAll() }
-    for record in taken.anyRecords { record.deliverDeletion(of: self) }
-    for record in taken.records { record.deliverDeletion(of: self) }
-    for watch in taken.watches { watch.fire(self, deleted: true) }
-    for record in taken.anyRecords where !record.deletionIsDeferred {
-      record.lifetime.endAfterDeletion()
+    // One notified write, as a write of the object is: every watch that fires (each element
+    // whose sort or filter reads the object) joins one transaction, so a controller delivers
+    // one change set, and what the observers' callbacks write or delete joins it too.
+    _notifyingDeletion {
+      for slot in taken.slots { slot.deactivateAll() }
+      for record in taken.anyRecords { record.deliverDeletion(of: self) }
+      for record in taken.records { record.deliverDeletion(of: self) }
+      for watch in taken.watches { watch.fire(self, deleted: true) }
+      for record in taken.anyRecords where !record.deletionIsDeferred {
+        record.lifetime.endAfterDeletion()
+      }
+      for record in taken.records { record.lifetime.endAfterDeletion() }
     }
-    for record in taken.records { record.lifetime.endAfterDeletion() }
   }
 }

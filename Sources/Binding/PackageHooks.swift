@@ -7,7 +7,8 @@
 //
 // - Transactions: `_afterCurrentTransaction` tells a `_TransactionObserver` when the
 //   transaction open on the calling thread ends (the outermost `coalesce` block, or the write
-//   being notified); `_TransactionRelay` waits for it without keeping the observer alive.
+//   or announced deletion being notified); `_TransactionRelay` waits for it without keeping
+//   the observer alive.
 // - Watches: `_watch` makes one small watch per element (Watch.swift holds the sink, the watch
 //   and the handle), reporting to a `_WatchReceiver` on the writing thread with no lock held;
 //   `_readsObservedProperty` says whether a function reads anything observable.
@@ -90,8 +91,9 @@ package final class _TransactionRelay: _TransactionObserver {
 }
 
 /// Tells `observer` when the transaction open on this thread ends: at the end of the outermost
-/// `coalesce` block, or, outside one, once the write being notified (and what its observers
-/// wrote) has been heard by all of its observers; at once when no transaction is open.
+/// `coalesce` block, or, outside one, once the write or the announced deletion being notified
+/// (and what its observers wrote) has been heard by all of its observers; at once when no
+/// transaction is open.
 ///
 /// This is how the package's own clients (relation controllers, dependency trackers) learn
 /// where a transaction ends: the observer is called after the transaction's coalesced

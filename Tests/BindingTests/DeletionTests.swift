@@ -165,4 +165,38 @@ extension DeletionTests {
     deleting.cancel()
     hearing.cancel()
   }
+
+  @Test func aDeletionAndWhatItsObserversWriteIsOneTransactionOutsideABlock() {
+    let user = User(name: "a")
+    let other = User(name: "x")
+    let probe = Probe()
+    other.addTarget(probe, for: \.name, options: .coalesced, delivery: .synchronous) { p, c in
+      p.log.append("\(c.oldValue)>\(c.newValue)")
+    }
+    // A store's cascade: the deletion's observer writes another object twice.
+    let cascade = user.observe(\.name, delivery: .synchronous) { change in
+      guard change.isDeletion else { return }
+      other.name = "y"
+      other.name = "z"
+    }
+    user.announceDeletion()
+    #expect(probe.log == ["x>z"])
+    other.name = "w"  // a write of its own, after the deletion's transaction
+    #expect(probe.log == ["x>z", "z>w"])
+    cascade.cancel()
+  }
+
+  @Test func aCoalescedRegistrationHearsADeletionAfterItsPlainObservers() {
+    let user = User()
+    var order: [String] = []
+    let coalesced = user.observeEvents(options: .coalesced, delivery: .synchronous) { event in
+      order.append(event.isDeletion ? "coalesced deletion" : "coalesced update")
+    }
+    let plain = user.observe(\.name, delivery: .synchronous) { change in
+      order.append(change.isDeletion ? "plain deletion" : "plain change")
+    }
+    user.announceDeletion()
+    #expect(order == ["plain deletion", "coalesced deletion"])
+    #expect(!coalesced.isActive && !plain.isActive)
+  }
 }

@@ -7,10 +7,11 @@ import Testing
 /// Everything at once, on several threads: registering, cancelling and handing over tokens,
 /// targets that die, bindings, coalesced blocks, relation edits, relation controllers and
 /// dependency trackers created, reconfigured, dropped and handed to other threads, observed
-/// objects deallocated and deleted. Each thread changes only its own models (the threading
-/// contract); what threads share is the package's state: registrations, tokens, a dependency
-/// tracker that all of them use and whose batches any of them may deliver, and a graveyard
-/// where controllers, trackers and tokens are handed to whichever thread empties it.
+/// objects deallocated and deleted (labels that many albums read among them). Each thread
+/// changes only its own models (the threading contract); what threads share is the package's
+/// state: registrations, tokens, a dependency tracker that all of them use and whose batches
+/// any of them may deliver, and a graveyard where controllers, trackers and tokens are handed
+/// to whichever thread empties it.
 ///
 /// The run happens in a child process (an exit test) so that `_liveRegistrationCount`, which
 /// counts the registrations of the whole process, sees this run alone: it must be back at its
@@ -62,11 +63,14 @@ extension ControllerStressTests {
     #expect(report.binding.delivered == report.binding.expected)
     #expect(report.binding.deletions == report.binding.expectedDeletions)
     #expect(report.staleBindings == 0 && report.bindingsChecked > 0)
-    // Controllers: every change set replays, one per coalesced block at most, and the content
-    // equals a recomputation from the relation after the threads joined.
+    // Controllers: every change set replays, one per coalesced block at most and one per
+    // deletion of a label that many albums read, and the content equals a recomputation from
+    // the relation after the threads joined.
     #expect(report.changeSets > 1_000)
     #expect(report.replayFailures == [])
     #expect(report.blocksWithSeveralChangeSets == 0)
+    #expect(report.labelDeletions > 0)
+    #expect(report.labelDeletionsWithSeveralChangeSets == 0)
     #expect(report.controllersChecked > 0)
     #expect(report.contentMismatches == 0)
     #expect(report.controllersHandedOver > 0 && report.controllersReadElsewhere > 0)
@@ -127,6 +131,8 @@ struct StressReport: Codable, CustomStringConvertible {
   var changeSets = 0
   var replayFailures: [String] = []
   var blocksWithSeveralChangeSets = 0
+  var labelDeletions = 0
+  var labelDeletionsWithSeveralChangeSets = 0
   var controllersChecked = 0
   var contentMismatches = 0
   var controllersHandedOver = 0
@@ -138,7 +144,8 @@ struct StressReport: Codable, CustomStringConvertible {
     "\(threads) threads, \(operations) operations; registrations \(registrationsAtStart) → peak "
       + "\(registrationsPeak) → \(registrationsAtEnd); deliveries \(binding.delivered)/"
       + "\(binding.expected), deletions \(binding.deletions); \(changeSets) change sets, "
-      + "\(controllersChecked) controllers checked, \(controllersHandedOver) handed over; "
+      + "\(controllersChecked) controllers checked, \(controllersHandedOver) handed over, "
+      + "\(labelDeletions) label deletions; "
       + "shared tracker \(shared.updates) updates, \(shared.deletions) deletions; private "
       + "trackers \(privateTrackers.delivered) events; \(bindingsChecked) bindings checked"
   }
@@ -277,6 +284,8 @@ private struct WorkerResult {
   var gauges: [(gauge: Gauge, source: () -> Album?)] = []
   var expectations: [String: SharedExpectation] = [:]
   var blocksWithSeveralChangeSets = 0
+  var labelDeletions = 0
+  var labelDeletionsWithSeveralChangeSets = 0
   var controllersHandedOver = 0
   var controllersReadElsewhere = 0
   var weakArtists = WeakObjects<Artist>()
@@ -328,6 +337,8 @@ private func runStress(threads: Int, operationsPerThread: Int) -> StressReport {
     report.operations += worker.operations
     report.registrationsPeak = max(report.registrationsPeak, worker.peak)
     report.blocksWithSeveralChangeSets += worker.blocksWithSeveralChangeSets
+    report.labelDeletions += worker.labelDeletions
+    report.labelDeletionsWithSeveralChangeSets += worker.labelDeletionsWithSeveralChangeSets
     report.controllersHandedOver += worker.controllersHandedOver
     report.controllersReadElsewhere += worker.controllersReadElsewhere
     for entry in worker.controllers {
@@ -409,7 +420,9 @@ private func runWorker(
 ) -> WorkerResult {
   var rng = SplitMix64(seed: UInt64(thread + 1) &* 0x9E37_79B9_7F4A_7C15)
   var result = WorkerResult()
-  let labels = (0..<4).map { Label("t\(thread)L\($0)") }
+  // A label that announces its deletion is replaced: later albums get a live one, and no
+  // deleted label is renamed (the recomputation reads a deleted label's name as empty).
+  var labels = (0..<4).map { Label("t\(thread)L\($0)") }
   var artists: [Artist] = []
   var controllers: [ControllerEntry] = []
   var registrations: [Registration] = []
@@ -768,6 +781,16 @@ private func runWorker(
       }
       album.announceDeletion()
       end { $0.album === album }
+    case 75:  // a label that many albums read announces its deletion: one transaction
+      let index = Int.random(in: 0..<labels.count, using: &rng)
+      let deleted = labels[index]
+      labels[index] = Label("t\(thread)L\(Int.random(in: 0..<9, using: &rng))")
+      let before = controllers.map { $0.checker.changeSets }
+      deleted.announceDeletion()
+      result.labelDeletions += 1
+      for (entry, count) in zip(controllers, before) where entry.checker.changeSets > count + 1 {
+        result.labelDeletionsWithSeveralChangeSets += 1
+      }
     default:
       edit()
     }

@@ -76,6 +76,17 @@ struct FuzzConfiguration {
           return byLabel != .orderedSame ? byLabel : order(b.year, a.year)
         },
         section: { _ in 0 }),
+      // The deletion of a label changes what every album that reads it shows (its live name
+      // is empty once the label is deleted, and the album changes section): many elements read
+      // the deleted object, and the deletion is one transaction all the same.
+      FuzzConfiguration(
+        name: "by live label name then year, sectioned by whether the label is deleted",
+        filter: nil, sortedBy: [SortDescriptor(\.liveLabelName), SortDescriptor(\.year)],
+        compare: { a, b in
+          let byLabel = order(a.liveLabelName, b.liveLabelName)
+          return byLabel != .orderedSame ? byLabel : order(a.year, b.year)
+        },
+        section: { $0.label?.isDeleted == true ? 1 : 0 }),
       FuzzConfiguration(
         name: "long albums by duration, sectioned by liveness",
         filter: { $0.totalDuration > 150 },
@@ -152,6 +163,9 @@ extension RelationControllerFuzzTests {
     var operations = 0
     var transactions = 0
     var reconfigurations = 0
+    /// Deletions of a label (read by many albums) announced outside a block, each checked to
+    /// give one change set at most.
+    var sharedDeletions = 0
     /// Transactions in which the filter wrote while the controller ran it.
     var writesDuringEvaluation = 0
     /// The most levels of nodes any section's tree had after a transaction.
@@ -166,7 +180,8 @@ extension RelationControllerFuzzTests {
 
     var description: String {
       "\(operations) operations, \(transactions) transactions, \(reconfigurations) "
-        + "reconfigurations, \(writesDuringEvaluation) with a filter that wrote, \(changes), "
+        + "reconfigurations, \(sharedDeletions) label deletions, \(writesDuringEvaluation) "
+        + "with a filter that wrote, \(changes), "
         + "trees up to \(tallest) levels of nodes high"
     }
   }
@@ -196,6 +211,7 @@ extension RelationControllerFuzzTests {
     #expect(stats.sectionInserts > 0 && stats.sectionDeletes > 0)
     #expect(stats.inserts > 0 && stats.deletes > 0 && stats.moves > 0 && stats.updates > 0)
     #expect(stats.changedMoves > 0 && stats.reconfigurations > 0)
+    #expect(stats.sharedDeletions > 0)
     #expect(stats.writesDuringEvaluation > 0)
     // Nodes split and merge: above the leaves, a level of nodes and one of roots over them
     // with the small nodes of internal-checks builds (a level of nodes with release's).
@@ -205,7 +221,9 @@ extension RelationControllerFuzzTests {
   /// One artist and one controller through `budget` random operations.
   static func fuzzRun(seed: UInt64, budget: Int, _ stats: inout Stats) throws {
     var rng = SplitMix64(seed: seed &* 0x9E37_79B9 &+ 17)
-    let labels = (0..<5).map { Label("L\($0)") }
+    // Replaced when one announces its deletion, so that later albums get a live label and no
+    // deleted label is renamed.
+    var labels = (0..<5).map { Label("L\($0)") }
     var counter = 0
     func makeAlbum(_ rng: inout SplitMix64) -> Album {
       counter += 1
@@ -230,6 +248,8 @@ extension RelationControllerFuzzTests {
     // it), and whether one was made during the operation under way.
     var armedWrite: (() -> Void)?
     var wroteDuringEvaluation = false
+    /// Whether the operation under way runs inside a `coalesce` block.
+    var inBlock = false
     /// `filter`, making the armed write first.
     func writing(_ filter: @escaping (Album) -> Bool) -> RelationController<Album, Int>.Filter {
       .matching { album in
@@ -295,6 +315,25 @@ extension RelationControllerFuzzTests {
       previous = current
     }
     defer { changeToken.cancel() }
+
+    /// A label that many albums read announces its deletion (a store deleted it): outside a
+    /// block, one transaction, so one change set at most (unless an armed write of the
+    /// filter's makes the next one).
+    func deleteLabel(_ rng: inout SplitMix64) {
+      let index = Int.random(in: 0..<labels.count, using: &rng)
+      let deleted = labels[index]
+      labels[index] = Label("L\(Int.random(in: 0..<9, using: &rng))")
+      let checked = !inBlock && armedWrite == nil
+      let before = localStats.changeSets
+      deleted.announceDeletion()
+      guard checked else { return }
+      localStats.sharedDeletions += 1
+      if localStats.changeSets > before + 1 && failure == nil {
+        failure =
+          "the deletion of a label gave \(localStats.changeSets - before) change sets at "
+          + "transaction \(transaction)"
+      }
+    }
 
     func randomMember(_ rng: inout SplitMix64) -> Album? {
       artist.albums.isEmpty
@@ -366,8 +405,10 @@ extension RelationControllerFuzzTests {
       case 92..<94:
         guard let album = randomMember(&rng), !album.isDeleted else { return }
         album.announceDeletion()
-      case 94..<96:
+      case 94:
         randomMember(&rng)?.plain += 1  // not observed, changes nothing
+      case 95:
+        deleteLabel(&rng)
       case 96:
         // The filter writes when the controller next runs it: a year, or an insertion.
         if Bool.random(using: &rng), let album = randomMember(&rng) {
@@ -412,10 +453,15 @@ extension RelationControllerFuzzTests {
         operations += 1
       } else if Bool.random(using: &rng) {
         let edits = Int.random(in: 1...50, using: &rng)
+        inBlock = true
         coalesce {
           for _ in 0..<edits { operate(&rng) }
         }
+        inBlock = false
         operations += edits
+      } else if Int.random(in: 0..<25, using: &rng) == 0 {
+        deleteLabel(&rng)  // most operations run in blocks: this one outside, checked
+        operations += 1
       } else {
         operate(&rng)
         operations += 1

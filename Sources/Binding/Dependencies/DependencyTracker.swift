@@ -43,8 +43,9 @@ import Observation
 /// The tracker observes each dependency with one `observeEvents` registration, synchronously,
 /// and collects what arrives in a transaction per thread. Binding tells it where the
 /// transaction ends: with no `coalesce` block open on the thread, at the end of the change (so
-/// a single change, or a single deletion, is its own transaction); inside a block, when the
-/// outermost block ends, and the tracker then hands over the block's events as one batch.
+/// a single change, or a single deletion, is its own transaction, with what the callbacks of
+/// its observers change or delete meanwhile); inside a block, when the outermost block ends,
+/// and the tracker then hands over the block's events as one batch.
 /// Changes that other observers' callbacks make while a block is being delivered are reported
 /// in the same batch or in the next one, never lost. A dependency deleted in a transaction is
 /// reported deleted only, not updated too.

@@ -152,7 +152,8 @@ func _readsNothing(_ path: AnyKeyPath, _ root: Any.Type) -> Never {
 }
 
 /// The transaction that coalesced registrations join on this thread: the open `coalesce`
-/// block, or else the write being notified (one write is one transaction); `nil` otherwise.
+/// block, or else the write or deletion being notified (one write is one transaction, and so
+/// is one deletion); `nil` otherwise.
 @usableFromInline
 func _openCoalescingScope() -> _CoalescingScope? {
   guard let thread = _ThreadState.existing else { return nil }

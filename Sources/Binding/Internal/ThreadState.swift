@@ -61,8 +61,8 @@ final class _ThreadState {
   @exclusivity(unchecked) var depth = 0
   /// The coalescing scope open on this thread, if any.
   @exclusivity(unchecked) var coalescing: _CoalescingScope?
-  /// How many writes of `@Observed` properties are notifying their observers on this thread
-  /// (a callback's write nests in the write that called it).
+  /// How many writes of `@Observed` properties (or announced deletions) are notifying their
+  /// observers on this thread (a callback's write nests in the write that called it).
   @exclusivity(unchecked) var writeDepth = 0
   /// The transaction of the outermost write, created when a coalesced registration hears it
   /// outside any `coalesce` block, and delivered when that write's observers have all run;

@@ -2,7 +2,8 @@ import Synchronization
 
 // The write path of an `@Observed` property (after `Observed`'s setter stored the value):
 // find the property's slot, notify its registrations as one write (one transaction), or notify
-// nobody inside `_withoutNotifications`.
+// nobody inside `_withoutNotifications`. An announced deletion is notified as one write too
+// (`_notifyingDeletion`).
 
 /// Notifies the observers of a property after an observed set (the object's state word,
 /// `stateAddress`, is not 0), given what its storage holds, `slotID` (see `_SlotID`). Returns
@@ -108,22 +109,38 @@ private func _stateWord(_ word: UInt, slotNamed slotID: _SlotNumber) -> _Unretai
   _modelState(inWord: word)?.with { $0.slot(named: slotID) }
 }
 
-/// Runs `notify`, which tells the observers of one write, as that write: callbacks' writes nest
-/// in it, and when it is the outermost write outside `coalesce`, its coalesced registrations
-/// hear it once at the end. Does nothing inside `_withoutNotifications`.
+/// Runs `notify`, which tells the observers of one write, as that write (see
+/// `_notifyingChange`). Does nothing inside `_withoutNotifications`.
 func _notifyingWrite(_ notify: () -> Void) {
   _ThreadState.withCurrent { thread in
     // A write that takes a value out of its property to edit it in place (see
     // `_withoutNotifications`).
     if thread.silentWrites > 0 { return }
-    thread.writeDepth += 1
-    notify()
-    thread.writeDepth -= 1
-    // One write outside `coalesce` is one transaction: its coalesced registrations hear it
-    // once, after all of its observers ran (and what their callbacks wrote, in further rounds).
-    // The scope stays with the thread, empty, for its next write.
-    if thread.writeDepth == 0, let scope = thread.writeScope, scope.depth == 0 {
-      scope.flush()
-    }
+    _notifyingChange(on: thread, notify)
   }
+}
+
+/// Runs `notify`, which tells the observers of one change (a write, or an announced deletion),
+/// as one notified write: callbacks' writes and deletions nest in it, and when it is the
+/// outermost change outside `coalesce`, it is one transaction, whose end its coalesced
+/// registrations and its package clients (relation controllers, trackers) hear once.
+func _notifyingChange(on thread: _ThreadState, _ notify: () -> Void) {
+  thread.writeDepth += 1
+  notify()
+  thread.writeDepth -= 1
+  // One change outside `coalesce` is one transaction: its coalesced registrations hear it
+  // once, after all of its observers ran (and what their callbacks wrote, in further rounds).
+  // The scope stays with the thread, empty, for its next write.
+  if thread.writeDepth == 0, let scope = thread.writeScope, scope.depth == 0 {
+    scope.flush()
+  }
+}
+
+/// Runs `notify`, which tells the observers of an object that it announced its deletion, as
+/// one notified write (see `_notifyingChange`), so that however many registrations and watches
+/// hear it (every element of a controller whose sort reads the object), each controller and
+/// tracker hears one transaction. Unlike a write, a deletion is heard inside
+/// `_withoutNotifications` too.
+func _notifyingDeletion(_ notify: () -> Void) {
+  _ThreadState.withCurrent { thread in _notifyingChange(on: thread, notify) }
 }

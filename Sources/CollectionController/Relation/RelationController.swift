@@ -44,8 +44,8 @@ import Observation
 /// leaving the filter is an insert or a delete, never an update too.
 ///
 /// **Transactions**: one write is one change set (also the write of an object that several
-/// elements read, such as a label that albums sort by), and so is one `coalesce(_:)`
-/// block, however many writes it holds.
+/// elements read, such as a label that albums sort by), so is one `announceDeletion()` (also
+/// of such a label), and so is one `coalesce(_:)` block, however many writes it holds.
 ///
 /// **What it does not do**: it does not observe plain stored properties (only `@Observed`
 /// ones, as everything in `Binding`), and it does not report its initial content (read it).

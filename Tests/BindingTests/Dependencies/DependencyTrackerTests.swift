@@ -246,6 +246,30 @@ extension DependencyTrackerTests {
   }
 }
 
+extension DependencyTrackerTests {
+  @Test func theDeletionsAnnouncedByADeletionsObserversAreOneTransaction() async {
+    let orders = (0..<4).map { Order("o\($0)") }
+    var lines: [String] = []
+    var cascade: ObservationToken?
+    await confirmation(expectedCount: 1) { dismissed in
+      let tracker = DependencyTracker(onDismiss: {
+        lines.append("dismiss")
+        dismissed()
+      }) { lines.append(describe($0)) }
+      for order in orders { tracker.add(order) }
+      // A store's cascade, registered after the tracker: deleting the first order deletes the
+      // others from its observer.
+      cascade = orders[0].observeEvents(delivery: .synchronous) { event in
+        guard event.isDeletion else { return }
+        for order in orders.dropFirst() { order.announceDeletion() }
+      }
+      orders[0].announceDeletion()
+    }
+    #expect(lines == ["-o0", "-o1", "-o2", "-o3", "dismiss"])
+    #expect(cascade?.isActive == false)
+  }
+}
+
 // MARK: - Removal and lifetime
 
 extension DependencyTrackerTests {

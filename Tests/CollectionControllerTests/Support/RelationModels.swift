@@ -52,6 +52,13 @@ final class Album: ObservableModel, Hashable, CustomStringConvertible {
   var group: Substring { name.prefix(1) }
   var totalDuration: Int { tracks.reduce(0) { $0 + $1.duration } }
   var labelName: String { label?.name ?? "" }
+  /// The label's name, or `""` once the label announced its deletion: a key that the label's
+  /// deletion changes. The name is read either way, so that a controller watches the label.
+  var liveLabelName: String {
+    guard let label else { return "" }
+    let name = label.name
+    return label.isDeleted ? "" : name
+  }
   /// The average track duration: NaN (0 / 0) for an album without tracks, a sort key that is
   /// not totally ordered.
   var averageDuration: Double { Double(totalDuration) / Double(tracks.count) }
