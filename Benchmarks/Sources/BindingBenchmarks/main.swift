@@ -39,7 +39,9 @@
 //   a 64-byte chunk). The model has `String`, `Int` and `Double` properties.
 // - Coalescing: 10 coalesced targets on one property, 1,000 writes inside one `coalesce` block.
 //
-// Relation controller (RelationBenchmarks.swift; `--relation` runs only this section). Sizes:
+// Relation controller (RelationBenchmarks.swift; `--relation` runs only this section, and
+// `--backlog` only its backlog rows: K year changes made inside one `queue.sync` of a `.queue`
+// controller's queue over 200 albums, drained after the block, per transaction). Sizes:
 // small 10^4, middle 10^5, large 10^6 (10^3, 10^4, 2x10^4 with --quick); the printed lines name
 // them. Every figure but appends and reorders is a median of interleaved rounds (7, 3 with
 // --quick; building 3, 2 with --quick; churn 5, 3 with --quick) with its range, as above.
@@ -226,6 +228,11 @@ var rows: [Row] = []
 if CommandLine.arguments.contains("--relation") {
   // Only the relation controller's section (its own full-size run).
   try relationBenchmarks()
+  try backlogBenchmarks()
+  exit(0)
+}
+if CommandLine.arguments.contains("--backlog") {
+  try backlogBenchmarks()
   exit(0)
 }
 
@@ -675,31 +682,6 @@ func duration(_ nanoseconds: Double) -> String {
     "  the naive path sorting with the same SortDescriptors instead / our move",
     descriptorNaive, over: ourMove, in: descriptorMoves, format: duration)
 
-  // Backlogs: writes made while the delivery queue is busy drain after, one transaction each;
-  // each takes only its own elements, so the time per transaction does not grow with the
-  // backlog. Against the same writes to a synchronous controller over the same albums.
-  do {
-    let count = 200
-    let (shortBacklog, longBacklog) = quick ? (1_000, 20_000) : (1_000, 100_000)
-    let backlogs = Rounds()
-    let short = backlogs.add(
-      iterations: longBacklog,
-      backlogBody(try BacklogFixture(albums(count, seed: 8)), backlog: shortBacklog, seed: 5))
-    let long = backlogs.add(
-      iterations: longBacklog,
-      backlogBody(try BacklogFixture(albums(count, seed: 8)), backlog: longBacklog, seed: 5))
-    let synchronous = backlogs.add(
-      iterations: longBacklog, moveBody(try RelationFixture(albums(count, seed: 8)), seed: 5))
-    backlogs.run(quick ? 3 : 5)
-    addRounds(
-      "relation: a queued backlog's time per transaction, K=\(size(longBacklog)) / "
-        + "K=\(size(shortBacklog)), N=\(count)",
-      long, over: short, in: backlogs, atMost: 2, format: duration)
-    addRounds(
-      "  a transaction of a K=\(size(longBacklog)) backlog / a synchronous move, N=\(count)",
-      long, over: synchronous, in: backlogs, format: duration)
-  }
-
   // Whole-relation assignments with 1% churn.
   let churn = Rounds()
   var lines: [(String, Int, Int)] = []
@@ -719,5 +701,37 @@ func duration(_ nanoseconds: Double) -> String {
       naive, over: ours, in: churn, atLeast: 10, format: duration)
   }
 }
+/// Backlogs: writes made while the delivery queue is busy drain after, one transaction each;
+/// each takes only its own elements, so the time per transaction does not grow with the
+/// backlog. Against the same writes to a synchronous controller over the same albums.
+@MainActor func backlogBenchmarks() throws {
+  func albums(_ count: Int, seed: UInt64) -> [Album] {
+    var rng = SplitMix64(seed: seed)
+    return makeAlbums(count, &rng)
+  }
+  let count = 200
+  let (shortBacklog, longBacklog) = quick ? (1_000, 20_000) : (1_000, 100_000)
+  let backlogs = Rounds()
+  let short = backlogs.add(
+    iterations: longBacklog,
+    backlogBody(try BacklogFixture(albums(count, seed: 8)), backlog: shortBacklog, seed: 5))
+  let long = backlogs.add(
+    iterations: longBacklog,
+    backlogBody(try BacklogFixture(albums(count, seed: 8)), backlog: longBacklog, seed: 5))
+  let synchronous = backlogs.add(
+    iterations: longBacklog, moveBody(try RelationFixture(albums(count, seed: 8)), seed: 5))
+  backlogs.run(quick ? 3 : 5)
+  addRounds(
+    "relation: a queued backlog's time per transaction, K=\(size(longBacklog)) / "
+      + "K=\(size(shortBacklog)), N=\(count)",
+    long, over: short, in: backlogs, atMost: 2, format: duration)
+  addRounds(
+    "  a transaction of a K=\(size(longBacklog)) backlog / a synchronous move, N=\(count)",
+    long, over: synchronous, in: backlogs, format: duration)
+}
+
 // `--binding` runs only the section above.
-if !CommandLine.arguments.contains("--binding") { try relationBenchmarks() }
+if !CommandLine.arguments.contains("--binding") {
+  try relationBenchmarks()
+  try backlogBenchmarks()
+}
