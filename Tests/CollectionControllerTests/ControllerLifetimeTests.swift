@@ -212,13 +212,13 @@ extension ControllerLifetimeTests {
       controller = try RelationController(\.albums, of: artist, sectionedBy: { $0.decade })
       token = controller?.onChange { _ in changeSets += 1 }
     }
-    defer { token?.cancel() }
     #expect(weakOwner == nil)
     #expect(controller?.names() == [["a"], ["b"]])
     #expect(changeSets == 0)
     withExtendedLifetime(controller) {  // release builds would end it after its last use
       #expect(albums.alive == 2, "the controller retains its elements")
     }
+    token?.cancel()  // its last handles: the token, then the controller
     controller = nil
     #expect(albums.alive == 0)
   }
@@ -280,5 +280,71 @@ extension ControllerLifetimeTests {
     #expect(controller?.names() == [["a"], ["b"]])
     token?.cancel()
     controller = nil
+  }
+}
+
+// MARK: - Handles keep the controller working
+
+extension ControllerLifetimeTests {
+  /// A controller kept by nothing but its `onChange` token still delivers; cancelling (or
+  /// releasing) the token, its last handle, ends it.
+  @Test func aKeptTokenKeepsItsControllerWorking() throws {
+    let artist = Artist(makeAlbums([("a", 1981), ("b", 1995)]))
+    weak var weakController: RelationController<Album, Int>?
+    var heard: [Int] = []
+    var token: ObservationToken?
+    do {
+      let controller = try RelationController(
+        \.albums, of: artist, sortedBy: [SortDescriptor(\.year)], sectionedBy: { $0.decade },
+        delivery: .synchronous)
+      token = controller.onChange { [unowned controller] _ in heard.append(controller.count) }
+      weakController = controller
+    }
+    #expect(weakController != nil)
+    artist.albums.append(Album("c", year: 2001))
+    #expect(heard == [3])
+    token?.cancel()
+    #expect(weakController == nil)
+    artist.albums.append(Album("d", year: 2011))
+    #expect(heard == [3])
+    token = nil
+  }
+
+  /// A released token lets go of its controller too.
+  @Test func releasingTheLastTokenEndsTheController() throws {
+    let artist = Artist(makeAlbums([("a", 1981)]))
+    weak var weakController: RelationController<Album, Int>?
+    var token: ObservationToken?
+    do {
+      let controller = try RelationController(\.albums, of: artist, sectionedBy: { $0.decade })
+      token = controller.onChange { _ in }
+      weakController = controller
+    }
+    #expect(weakController != nil && token?.isActive == true)
+    token = nil
+    #expect(weakController == nil)
+  }
+
+  /// A running `for await` over `changes` keeps the controller working; a sequence nobody
+  /// iterates keeps nothing alive.
+  @Test func aRunningIterationKeepsItsControllerWorking() async throws {
+    let artist = Artist(makeAlbums([("a", 1981)]))
+    weak var weakController: RelationController<Album, Int>?
+    var iterator: RelationChangeSequence<Album>.AsyncIterator?
+    var idle: RelationChangeSequence<Album>?
+    do {
+      let controller = try RelationController(
+        \.albums, of: artist, sectionedBy: { $0.decade }, delivery: .synchronous)
+      iterator = controller.changes.makeAsyncIterator()
+      idle = controller.changes
+      weakController = controller
+    }
+    #expect(weakController != nil)
+    artist.albums.append(Album("b", year: 1985))
+    let changes = await iterator?.next()
+    #expect(changes?.insertedRows.count == 1)
+    iterator = nil
+    #expect(weakController == nil)
+    _ = idle
   }
 }

@@ -173,21 +173,30 @@ public struct RelationChangeSequence<Model>: AsyncSequence {
 
   @usableFromInline
   let base: AsyncStream<_Transfer<RelationChangeSet<Model>>>
+  /// The controller, held weakly: a sequence that nobody iterates keeps nothing alive.
+  @usableFromInline
+  weak var owner: (any _StreamOwner)?
 
-  /// Creates the iterator.
+  /// Creates the iterator, which keeps the controller working while it lives.
   ///
   /// - Returns: An iterator over the change sets.
   @inlinable
   public func makeAsyncIterator() -> AsyncIterator {
-    AsyncIterator(base: base.makeAsyncIterator())
+    AsyncIterator(base: base.makeAsyncIterator(), owner: owner)
   }
 
-  /// The iterator of ``RelationChangeSequence``.
+  /// The iterator of ``RelationChangeSequence``: while it lives (a `for await` loop running),
+  /// it keeps the controller working, as a kept ``ObservationToken`` of `onChange` does.
   public struct AsyncIterator: AsyncIteratorProtocol {
     @usableFromInline
     var base: AsyncStream<_Transfer<RelationChangeSet<Model>>>.AsyncIterator
+    /// The controller, held while the iteration runs.
+    @usableFromInline
+    let owner: (any _StreamOwner)?
 
-    /// The next change set, or `nil` once the controller is gone.
+    /// The next change set, or `nil` once the iterating task is cancelled (or, for an
+    /// iteration begun after the controller was released, once the change sets it buffered
+    /// are read).
     ///
     /// - Returns: The next change set.
     @inlinable
@@ -196,14 +205,19 @@ public struct RelationChangeSequence<Model>: AsyncSequence {
     }
 
     @inlinable
-    init(base: AsyncStream<_Transfer<RelationChangeSet<Model>>>.AsyncIterator) {
+    init(
+      base: AsyncStream<_Transfer<RelationChangeSet<Model>>>.AsyncIterator,
+      owner: (any _StreamOwner)?
+    ) {
       self.base = base
+      self.owner = owner
     }
   }
 
   @inlinable
-  init(base: AsyncStream<_Transfer<RelationChangeSet<Model>>>) {
+  init(base: AsyncStream<_Transfer<RelationChangeSet<Model>>>, owner: any _StreamOwner) {
     self.base = base
+    self.owner = owner
   }
 }
 
@@ -265,7 +279,9 @@ extension RelationController {
   /// ```
   ///
   /// The rule is the same as for every registration of the package: the handler is called
-  /// until the token is cancelled **or released**, or the controller is released.
+  /// until the token is cancelled **or released**. The token keeps the controller working:
+  /// a controller kept by nothing but its tokens (and running ``changes`` loops) still delivers,
+  /// and ends when the last of them goes.
   ///
   /// - Parameter handler: Receives each change set.
   /// - Returns: A token that ends the registration when cancelled or released; after
@@ -291,8 +307,10 @@ extension RelationController {
       return state.nextHandlerID
     }
     // Through the non-generic protocol: a `@Sendable` closure must capture no generic metatype.
+    // Held strongly: a kept token keeps the controller working (released at the end, which
+    // cancelling or releasing the token brings).
     let owner: any _StreamOwner = self
-    return ObservationToken { [weak owner] in owner?._removeHandler(id) }
+    return ObservationToken { owner._removeHandler(id) }
   }
 
   /// The change sets from now on, as an asynchronous sequence (unbounded buffer).
@@ -300,6 +318,9 @@ extension RelationController {
   /// ```swift
   /// for await changes in albums.changes { print(changes) }
   /// ```
+  ///
+  /// A running iteration (its iterator) keeps the controller working, as a kept `onChange`
+  /// token does; the sequence itself, not iterated, keeps nothing alive.
   ///
   /// - Complexity: O(1) to create.
   @inlinable
@@ -312,7 +333,7 @@ extension RelationController {
       return state.nextHandlerID
     }
     _onTermination(of: continuation, self, id)
-    return RelationChangeSequence(base: stream)
+    return RelationChangeSequence(base: stream, owner: self)
   }
 
   /// Hands a change set to the delegate, the handlers and the streams, outside the lock.

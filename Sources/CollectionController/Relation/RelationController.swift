@@ -69,8 +69,10 @@ import Observation
 ///   relation) and its receivers' closures, but no copy of the relation's array or set (so
 ///   that editing the relation in place does not copy it); it does **not** retain the owner
 ///   of the relation (when the owner is deallocated, the content stays as it was and no change
-///   follows) and holds its delegate weakly. Releasing the controller ends all its
-///   observation; elements that leave the relation stop being observed at once.
+///   follows) and holds its delegate weakly. Its handles keep it working: the controller
+///   itself, each `onChange` token kept and each running iteration of ``changes``; releasing
+///   the last of them ends all its observation. Elements that leave the relation stop being
+///   observed at once.
 /// - Important: Threading: the controller's own state is locked, so content can be read and
 ///   changes can happen on any thread. Deliveries are serialised: a change that arrives while
 ///   another thread delivers is queued and delivered after it, in order, one change set per
