@@ -1,3 +1,6 @@
+import Foundation
+import Synchronization
+
 // The contract between Binding and the package's other modules (CollectionController's relation
 // controllers, Binding's own dependency tracker): every `package` entry point by which they learn
 // what Binding knows, in one place. The shared tools they also use live with their mechanism
@@ -184,6 +187,20 @@ package func _readsObservedProperty<Root: ObservableModel>(
 ) -> Bool {
   _AccessRecorder.readsAnything(of: ObjectIdentifier(element), body)
 }
+
+// MARK: - Runtime issues
+
+/// Reports a mistake that the package can tell only at run time and that does not trap (a
+/// function that will go stale): one line on standard error, starting `warning: `, and an entry
+/// in `_runtimeIssueLog` for tests. The caller reports each mistake once.
+@usableFromInline
+package func _reportRuntimeIssue(_ message: String) {
+  _runtimeIssueLog.withLock { $0.append(message) }
+  FileHandle.standardError.write(Data("warning: \(message)\n".utf8))
+}
+
+/// Every runtime issue reported in this process, in order (read by tests).
+package let _runtimeIssueLog = Mutex<[String]>([])
 
 // MARK: - Edits
 

@@ -407,6 +407,36 @@ extension RelationController.Configuration {
     return nil
   }
 
+  /// Whether `elements` leave a function accepted without proof that it reads something
+  /// observable: fewer than two live elements, or a filter, section function or comparator
+  /// (other than one on a key path that cannot be written, a `let`) that read no `@Observed`
+  /// property for any of them. The elements that enter later are then checked too.
+  @inlinable
+  func isUndecided(_ elements: [Element]) -> Bool {
+    let live = elements.filter { !$0.isDeleted }
+    guard live.count >= 2 else { return true }
+    func readsNothing(_ evaluate: (Element) -> Void) -> Bool {
+      !live.contains { element in _readsObservedProperty(of: element) { evaluate(element) } }
+    }
+    if let filter, readsNothing({ _ = try? filter.evaluate($0) }) { return true }
+    if SectionKey.self != Unsectioned.self, readsNothing({ _ = sectionedBy($0) }) { return true }
+    for comparator in sortedBy {
+      if let keyPath = _sortKeyPath(comparator) {
+        if _isWritable(keyPath), readsNothing({ _ = $0[keyPath: keyPath] }) { return true }
+        continue
+      }
+      let pairs = zip(live, live.dropFirst())
+      if readsNothing({ _ = comparator.compare($0, $0) })
+        && !pairs.contains(where: { a, b in
+          _readsObservedProperty(of: a) { _ = comparator.compare(a, b) }
+        })
+      {
+        return true
+      }
+    }
+    return false
+  }
+
   /// The message of a ``RelationConfigurationError`` for a function that would go stale.
   @inlinable
   static func readsNothingMessage(_ function: (function: String, reason: String)) -> String {

@@ -92,6 +92,8 @@ extension RelationController {
       _comparator.compare = config.compare
       // Fingerprints of the old configuration's attributes compare with nothing now.
       _work.latestFingerprints = [:]
+      _work.entered = []
+      _work.checksEntering = config.isUndecided(_write { $0.members.values.map(_element) })
       for member in _write({ $0.members.values }) {
         let element = _element(member)
         let id = ObjectIdentifier(element)
@@ -149,6 +151,7 @@ extension RelationController {
     // An element that announced its deletion gets no watch, and is a deleted member.
     _ = _rewatch(claim, commit: .setsBaseline)
     _touch(element, distinct: distinctTouch)
+    if _work.checksEntering { _work.entered.append(element) }
   }
 
   /// Removes the member `id`, ends its watch and touches its element (`distinctTouch`: the

@@ -138,6 +138,16 @@ extension RelationController {
     @usableFromInline
     @exclusivity(unchecked)
     var latestFingerprints: [ObjectIdentifier: Int] = [:]
+    /// Whether a function of the configuration was accepted without proof that it reads
+    /// something observable (the relation was empty, or the function's results were the same
+    /// for every element): the elements that enter are checked too (see `_checkEntered`).
+    @usableFromInline
+    @exclusivity(unchecked)
+    var checksEntering = false
+    /// The elements that entered since the last check, while `checksEntering`.
+    @usableFromInline
+    @exclusivity(unchecked)
+    var entered: [Element] = []
 
     /// Up to this many touched elements are found by a scan of `dirty`, with no dictionary
     /// (most transactions touch one element: a dictionary would be an allocation each).

@@ -50,6 +50,7 @@ extension RelationController {
       // release of its events queued anything (one lock fewer a move): an event another thread
       // queues since is one queued after the look.
       if !transaction.isWholeQueue || foldsMayQueue { _touchQueuedElements() }
+      if !_work.entered.isEmpty { _checkEntered() }
       let delivery = _transaction()
       _checkInvariants()
       // Consumed: bound with a plain `if let`, the delivery (a change set of a dozen arrays)
@@ -92,6 +93,36 @@ extension RelationController {
       }
     }
     for element in queued { _touch(element) }
+  }
+
+  /// Checks the elements that entered against the functions that the creation (or the last
+  /// reconfiguration) accepted without proof (see `_Work.checksEntering`): one that reads no
+  /// `@Observed` property yet now decides differently for them is reported once, where runtime
+  /// issues go (standard error), rather than going stale without a word; once every function
+  /// was seen reading something observable, nothing more is checked.
+  @inlinable
+  func _checkEntered() {
+    var sample: [Element] = []
+    swap(&sample, &_work.entered)
+    // One earlier member, for the new ones' results to differ from.
+    let ids = Set(sample.map(ObjectIdentifier.init))
+    if let earlier = _write({ state in
+      state.members.values.first { !ids.contains(ObjectIdentifier($0.object)) }
+    }) {
+      sample.append(_element(earlier))
+    }
+    let config = _state.config
+    if let function = config.functionReadingNothing(sample) {
+      _work.checksEntering = false
+      _reportRuntimeIssue(
+        "RelationController<\(Element.self), \(SectionKey.self)>: "
+          + RelationController.Configuration.readsNothingMessage(function)
+          + ". Found when elements entered the relation after the controller was created or "
+          + "reconfigured (it was empty, or that function gave every element the same result "
+          + "then); it is reported once")
+    } else if !config.isUndecided(sample) {
+      _work.checksEntering = false
+    }
   }
 
   /// Runs the transaction over the touched elements; `nil` when nothing visible changed (or

@@ -215,6 +215,7 @@ public final class RelationController<Element: ObservableModel, SectionKey: Hash
     _sink.attach(self)
     _relay.attach(self)
     _fold(.relation(initial, hint: nil))
+    _work.checksEntering = config.isUndecided(initial.elements())
     _ = _transaction(reports: false)
     _checkInvariants()
     _drainQueue()
