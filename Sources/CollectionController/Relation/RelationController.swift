@@ -564,15 +564,13 @@ extension RelationController {
     ) { controller in
       // Every write, even of an equal value: identity, not `==`, decides (and no O(n) `==`).
       // No copy of the value is kept between writes, so in-place edits of it do not copy it.
-      owner.observe(relation, options: [.everySet, ._keepsNoValue], delivery: .synchronous) {
-        [weak controller] change in
+      owner.observe(
+        relation, options: [.everySet, ._keepsNoValue], delivery: .synchronous,
+        onDeletion: { [weak controller] in controller?._ownerEnded(deleted: true) }
+      ) { [weak controller] change in
         guard let controller else { return }
-        if change.isDeletion {
-          controller._ownerEnded(deleted: true)
-        } else {
-          controller._enqueueRelation(
-            .relation(change.newValue._relationValue, hint: controller._hint()))
-        }
+        controller._enqueueRelation(
+          .relation(change.newValue._relationValue, hint: controller._hint()))
       }
     }
   }
