@@ -188,9 +188,9 @@ public final class RelationController<Element: ObservableModel, SectionKey: Hash
     if owner.isDeleted {
       throw RelationConfigurationError(
         "the owner \(Owner.self) announced its deletion, so its relation \(relation) cannot be "
-          + "observed")
+          + "observed; no controller was created")
     }
-    try config.validate(initial.elements())
+    try config.validate(initial.elements(), outcome: "no controller was created")
     _route = _Route(delivery, isolation: isolation)
     _contentKeyPath = \.sections
     _owner = ObjectIdentifier(owner)
@@ -584,8 +584,9 @@ extension RelationController {
   }
 }
 
-/// A configuration that a relation controller cannot honour; the controller and the models are
-/// left exactly as they were.
+/// A configuration that a relation controller cannot honour: a controller being created is not
+/// created, and one being reconfigured is left exactly as it was; the models are untouched. The
+/// message says which.
 ///
 /// ```swift
 /// do {
