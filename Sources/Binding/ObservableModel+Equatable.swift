@@ -7,7 +7,7 @@ extension ObservableModel {
   /// Registers a closure that hears every change of `keyPath`, until the token is cancelled or
   /// released, or the object is deallocated or deleted.
   ///
-  /// See ``observe(_:options:delivery:isolation:onDeletion:_:)-4kfvg`` for the
+  /// See ``observe(_:options:delivery:isolation:onDeletion:_:)-4qwpw`` for the
   /// full description; this overload compares `Equatable` values with their own `==`.
   ///
   /// ```swift
@@ -51,7 +51,7 @@ extension ObservableModel {
   /// - Parameters:
   ///   - target: The object that receives the changes; held weakly.
   ///   - keyPath: What to observe (evaluated twice at registration, see
-  ///     ``observe(_:options:delivery:isolation:onDeletion:_:)-4kfvg``).
+  ///     ``observe(_:options:delivery:isolation:onDeletion:_:)-4qwpw``).
   ///   - options: Observation options.
   ///   - delivery: Where `action` runs; by default, where the registering code is isolated.
   ///   - isolation: The registering code's isolation; leave the default.
@@ -90,7 +90,7 @@ extension ObservableModel {
   ///     once, where `action` runs, when the object announces its deletion
   ///     (``announceDeletion()``), which ends the registration.
   ///   - keyPath: What to observe (evaluated twice at registration, see
-  ///     ``observe(_:options:delivery:isolation:onDeletion:_:)-4kfvg``).
+  ///     ``observe(_:options:delivery:isolation:onDeletion:_:)-4qwpw``).
   ///   - options: Observation options.
   ///   - delivery: Where the method runs.
   ///   - isolation: The registering code's isolation; leave the default.

@@ -94,7 +94,7 @@ extension ObservableModel {
   ///
   /// - Parameters:
   ///   - target: The object that receives the changes.
-  ///   - keyPath: What to observe (see ``observe(_:options:delivery:isolation:onDeletion:_:)-4kfvg``).
+  ///   - keyPath: What to observe (see ``observe(_:options:delivery:isolation:onDeletion:_:)-4qwpw``).
   ///   - options: ``ObservationOptions/initial``, ``ObservationOptions/coalesced``,
   ///     ``ObservationOptions/everySet``.
   ///   - delivery: Where `action` runs; by default, where the registering code is isolated
@@ -156,7 +156,7 @@ extension ObservableModel {
   ///     once, where `action` runs, when the object announces its deletion
   ///     (``announceDeletion()``), which ends the registration.
   ///   - keyPath: What to observe (evaluated twice at registration, see
-  ///     ``observe(_:options:delivery:isolation:onDeletion:_:)-4kfvg``).
+  ///     ``observe(_:options:delivery:isolation:onDeletion:_:)-4qwpw``).
   ///   - options: Observation options.
   ///   - delivery: Where the method runs.
   ///   - isolation: The registering code's isolation; leave the default.
