@@ -233,16 +233,17 @@ extension BindingReceiver {
         describing: { "\(Self.self).\(key) ← \(Source.self).\(path)" })
     }
     let receiver = _WeakBox(self)
+    // Changes only: the source's deletion ends the binding (its registration has no deletion
+    // callback), and the receiver keeps its last value.
     let dispatch: (KeyPathChange<Source, SourceValue>, _Lifetime) -> Bool = {
       change, lifetime in
       if route.runsHere {
         // Synchronous, or on the main actor with nothing queued: straight through.
         guard let receiver = receiver.value else { return false }
-        if !change.isDeletion { apply(receiver, transform(change.newValue), lifetime) }
+        apply(receiver, transform(change.newValue), lifetime)
         return true
       }
       guard receiver.value != nil else { return false }
-      if change.isDeletion { return true }
       let value = change.newValue
       route.run {
         // Re-checked when its turn comes: a binding ended meanwhile (unbind, a new binding of

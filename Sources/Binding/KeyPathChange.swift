@@ -6,17 +6,19 @@
 /// }
 /// ```
 ///
-/// For an ``Kind-swift.enum/initial`` delivery (``ObservationOptions/initial``) and for a
-/// ``Kind-swift.enum/deletion`` event, `oldValue` and `newValue` are both the current value.
+/// For an ``Kind-swift.enum/initial`` delivery (``ObservationOptions/initial``), `oldValue`
+/// and `newValue` are both the current value.
+///
+/// A change is always a value: the deletion of the object is never delivered as a change. It
+/// goes to the registration's `onDeletion:` callback, if it has one (see
+/// ``ObservableModel/announceDeletion()``).
 public struct KeyPathChange<Root: AnyObject, Value> {
-  /// What a delivery reports.
+  /// What a delivery reports: the current value at registration, or a change.
   ///
   /// ```swift
   /// user.addTarget(self, for: \.name, options: .initial) { me, change in
-  ///   switch change.kind {
-  ///   case .initial, .change: me.title = change.newValue
-  ///   case .deletion: me.close()
-  ///   }
+  ///   if change.isInitial { me.animates = false }
+  ///   me.title = change.newValue
   /// }
   /// ```
   public enum Kind: Hashable, Sendable {
@@ -24,8 +26,6 @@ public struct KeyPathChange<Root: AnyObject, Value> {
     case initial
     /// The value changed.
     case change
-    /// The object announced its deletion; the registration ends after this delivery.
-    case deletion
   }
 
   /// The observed object (the root of the key path, not an intermediate object).
@@ -61,8 +61,6 @@ public struct KeyPathChange<Root: AnyObject, Value> {
 
   /// Whether this is the delivery of the current value at registration.
   public var isInitial: Bool { kind == .initial }
-  /// Whether this reports the deletion of the object.
-  public var isDeletion: Bool { kind == .deletion }
 }
 
 /// One change of one of several observed key paths, with type-erased values.
@@ -88,8 +86,6 @@ public struct PartialKeyPathChange<Root: AnyObject> {
 
   /// Whether this is the delivery of the current value at registration.
   public var isInitial: Bool { kind == .initial }
-  /// Whether this reports the deletion of the object.
-  public var isDeletion: Bool { kind == .deletion }
 }
 
 /// What happened to a model: its properties changed, or it announced its deletion.

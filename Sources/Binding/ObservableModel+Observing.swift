@@ -1,3 +1,5 @@
+import Synchronization
+
 extension ObservableModel {
   /// Registers a closure that hears every change of `keyPath`, until the token is cancelled or
   /// released, or the object is deallocated or deleted.
@@ -13,6 +15,15 @@ extension ObservableModel {
   /// (`\.greeting`); it is re-evaluated when anything it read changes, and delivered when its
   /// value changed.
   ///
+  /// The handler hears changes only. When the object announces its deletion, which ends the
+  /// observation, `onDeletion` is called instead, once:
+  ///
+  /// ```swift
+  /// let token = order.observe(\.total, onDeletion: { print("gone") }) { change in
+  ///   print(change.oldValue, "→", change.newValue)
+  /// }
+  /// ```
+  ///
   /// - Parameters:
   ///   - keyPath: What to observe. It must read at least one `@Observed` property (otherwise
   ///     no change could ever be seen, and registering traps with a message naming it).
@@ -24,7 +35,10 @@ extension ObservableModel {
   ///     ``ObservationOptions/everySet``.
   ///   - delivery: Where the handler runs; by default, where the registering code is isolated.
   ///   - isolation: The registering code's isolation; leave the default.
-  ///   - handler: Receives each change (and the deletion event, which ends the observation).
+  ///   - onDeletion: Called once, where `handler` runs, when the object announces its deletion
+  ///     (``announceDeletion()``), which ends the observation. Without it, the deletion just
+  ///     ends the observation.
+  ///   - handler: Receives each change. Never called for the deletion.
   /// - Returns: The token that keeps the observation alive.
   /// - Complexity: O(*p*) to register, where *p* is the number of properties the key path reads.
   @_transparent
@@ -33,11 +47,12 @@ extension ObservableModel {
     options: ObservationOptions = [],
     delivery: ObservationDelivery = .automatic,
     isolation: (any Actor)? = #isolation,
+    onDeletion: (() -> Void)? = nil,
     _ handler: @escaping (KeyPathChange<Self, Value>) -> Void
   ) -> ObservationToken {
     _observe(
       keyPath(), read: _reader(keyPath()), isEqual: _equality(of: Value.self), options: options,
-      delivery: delivery, isolation: isolation, handler)
+      delivery: delivery, isolation: isolation, onDeletion: onDeletion, handler)
   }
 
   @inlinable
@@ -48,11 +63,14 @@ extension ObservableModel {
     options: ObservationOptions,
     delivery: ObservationDelivery,
     isolation: (any Actor)?,
+    onDeletion: (() -> Void)?,
     _ handler: @escaping (KeyPathChange<Self, Value>) -> Void
   ) -> ObservationToken {
-    let dispatch = _handlerDispatch(_Route(delivery, isolation: isolation), handler)
+    let route = _Route(delivery, isolation: isolation)
+    let dispatch = _handlerDispatch(route, handler)
     let record = _register(
-      keyPath, read: read, options: options, target: nil, isEqual: isEqual, dispatch: dispatch)
+      keyPath, read: read, options: options, target: nil, isEqual: isEqual, dispatch: dispatch,
+      deletion: _handlerDeletion(route, onDeletion))
     return ObservationToken(record.map { [$0] } ?? [])
   }
 
@@ -65,15 +83,26 @@ extension ObservableModel {
   /// user.addTarget(self, for: \.name) { me, change in me.title = change.newValue }
   /// ```
   ///
+  /// `action` hears changes only. When the object announces its deletion, which ends the
+  /// registration, `onDeletion` is called instead, once:
+  ///
+  /// ```swift
+  /// order.addTarget(self, for: \.total, onDeletion: { me in me.close() }) { me, change in
+  ///   me.totalLabel.text = "\(change.newValue)"
+  /// }
+  /// ```
+  ///
   /// - Parameters:
   ///   - target: The object that receives the changes.
-  ///   - keyPath: What to observe (see ``observe(_:options:delivery:isolation:_:)-52ki2``).
+  ///   - keyPath: What to observe (see ``observe(_:options:delivery:isolation:onDeletion:_:)-4qwpw``).
   ///   - options: ``ObservationOptions/initial``, ``ObservationOptions/coalesced``,
   ///     ``ObservationOptions/everySet``.
   ///   - delivery: Where `action` runs; by default, where the registering code is isolated
   ///     (a main-actor view controller hears on the main actor).
   ///   - isolation: The registering code's isolation; leave the default.
-  ///   - action: Receives the target and the change.
+  ///   - onDeletion: Called once with the target, where `action` runs, when the object
+  ///     announces its deletion (``announceDeletion()``), which ends the registration.
+  ///   - action: Receives the target and each change. Never called for the deletion.
   /// - Complexity: O(*p*) to register, where *p* is the number of properties the key path reads.
   @_transparent
   public func addTarget<Target: AnyObject, Value>(
@@ -82,11 +111,12 @@ extension ObservableModel {
     options: ObservationOptions = [],
     delivery: ObservationDelivery = .automatic,
     isolation: (any Actor)? = #isolation,
+    onDeletion: ((Target) -> Void)? = nil,
     _ action: @escaping (Target, KeyPathChange<Self, Value>) -> Void
   ) {
     _addTarget(
       target, for: keyPath(), read: _reader(keyPath()), isEqual: _equality(of: Value.self),
-      options: options, delivery: delivery, isolation: isolation, action)
+      options: options, delivery: delivery, isolation: isolation, onDeletion: onDeletion, action)
   }
 
   @inlinable
@@ -98,12 +128,14 @@ extension ObservableModel {
     options: ObservationOptions,
     delivery: ObservationDelivery,
     isolation: (any Actor)?,
+    onDeletion: ((Target) -> Void)?,
     _ action: @escaping (Target, KeyPathChange<Self, Value>) -> Void
   ) {
-    let dispatch = _targetDispatch(target, _Route(delivery, isolation: isolation), action)
+    let route = _Route(delivery, isolation: isolation)
+    let dispatch = _targetDispatch(target, route, action)
     _ = _register(
       keyPath, read: read, options: options, target: target, isEqual: isEqual,
-      dispatch: dispatch)
+      dispatch: dispatch, deletion: _targetDeletion(target, route, onDeletion))
   }
 
   /// Calls a method of `target` on every change of `keyPath`, like target/action.
@@ -111,13 +143,20 @@ extension ObservableModel {
   /// ```swift
   /// user.addTarget(self, action: ProfileView.nameChanged, for: \.name)
   /// // where: func nameChanged(_ change: KeyPathChange<User, String>)
+  ///
+  /// user.addTarget(
+  ///   self, action: ProfileView.nameChanged, onDeletion: ProfileView.close, for: \.name)
   /// ```
   ///
   /// - Parameters:
   ///   - target: The object whose method is called; held weakly.
-  ///   - action: The method, as an unapplied reference (`ProfileView.nameChanged`).
+  ///   - action: The method, as an unapplied reference (`ProfileView.nameChanged`). Never
+  ///     called for the deletion.
+  ///   - onDeletion: A method of `target` that takes no argument (`ProfileView.close`), called
+  ///     once, where `action` runs, when the object announces its deletion
+  ///     (``announceDeletion()``), which ends the registration.
   ///   - keyPath: What to observe (evaluated twice at registration, see
-  ///     ``observe(_:options:delivery:isolation:_:)-52ki2``).
+  ///     ``observe(_:options:delivery:isolation:onDeletion:_:)-4qwpw``).
   ///   - options: Observation options.
   ///   - delivery: Where the method runs.
   ///   - isolation: The registering code's isolation; leave the default.
@@ -126,6 +165,7 @@ extension ObservableModel {
   public func addTarget<Target: AnyObject, Value>(
     _ target: Target,
     action: @escaping (Target) -> (KeyPathChange<Self, Value>) -> Void,
+    onDeletion: ((Target) -> () -> Void)? = nil,
     for keyPath: @autoclosure () -> KeyPath<Self, Value>,
     options: ObservationOptions = [],
     delivery: ObservationDelivery = .automatic,
@@ -133,7 +173,8 @@ extension ObservableModel {
   ) {
     _addTarget(
       target, for: keyPath(), read: _reader(keyPath()), isEqual: _equality(of: Value.self),
-      options: options, delivery: delivery, isolation: isolation
+      options: options, delivery: delivery, isolation: isolation,
+      onDeletion: _method(onDeletion)
     ) { target, change in action(target)(change) }
   }
 
@@ -144,13 +185,22 @@ extension ObservableModel {
   /// separate registration: use ``observeEvents(options:delivery:isolation:_:)`` to hear once
   /// per transaction for the whole object.
   ///
+  /// The method is called for changes only, never for the deletion of the object; pass
+  /// `onDeletion` to hear that:
+  ///
   /// ```swift
   /// user.addTarget(self, action: ProfileView.refresh, for: [\.name, \.address])
+  /// user.addTarget(
+  ///   self, action: ProfileView.refresh, onDeletion: ProfileView.close, for: [\.name])
   /// ```
   ///
   /// - Parameters:
   ///   - target: The object whose method is called; held weakly.
-  ///   - action: The method, as an unapplied reference (`ProfileView.refresh`).
+  ///   - action: The method, as an unapplied reference (`ProfileView.refresh`). Never called
+  ///     for the deletion.
+  ///   - onDeletion: A method of `target` that takes no argument (`ProfileView.close`), called
+  ///     once (not once per key path), where `action` runs, when the object announces its
+  ///     deletion (``announceDeletion()``), which ends the registration.
   ///   - keyPaths: What to observe.
   ///   - options: Observation options.
   ///   - delivery: Where the method runs.
@@ -160,14 +210,19 @@ extension ObservableModel {
   public func addTarget<Target: AnyObject>(
     _ target: Target,
     action: @escaping (Target) -> () -> Void,
+    onDeletion: ((Target) -> () -> Void)? = nil,
     for keyPaths: [PartialKeyPath<Self>],
     options: ObservationOptions = [],
     delivery: ObservationDelivery = .automatic,
     isolation: (any Actor)? = #isolation
   ) {
     let route = _Route(delivery, isolation: isolation)
+    let deletion: ((Self, _Lifetime) -> Bool)? = _once(
+      _targetDeletion(target, route, _method(onDeletion)))
     for keyPath in keyPaths {
-      _registerErased(keyPath, options: options.subtracting(.initial), target: target) {
+      _registerErased(
+        keyPath, options: options.subtracting(.initial), target: target, deletion: deletion
+      ) {
         _targetDispatch(target, route) { target, _ in action(target)() }
       }
     }
@@ -185,7 +240,10 @@ extension ObservableModel {
   ///
   /// - Parameters:
   ///   - target: The object whose method is called; held weakly.
-  ///   - action: The method, as an unapplied reference (`ProfileView.refresh`).
+  ///   - action: The method, as an unapplied reference (`ProfileView.refresh`). Never called
+  ///     for the deletion.
+  ///   - onDeletion: A method of `target` that takes no argument, called once, where `action`
+  ///     runs, when the object announces its deletion, which ends the registration.
   ///   - keyPath: What to observe.
   ///   - options: Observation options.
   ///   - delivery: Where the method runs.
@@ -194,14 +252,15 @@ extension ObservableModel {
   public func addTarget<Target: AnyObject>(
     _ target: Target,
     action: @escaping (Target) -> () -> Void,
+    onDeletion: ((Target) -> () -> Void)? = nil,
     for keyPath: PartialKeyPath<Self>,
     options: ObservationOptions = [],
     delivery: ObservationDelivery = .automatic,
     isolation: (any Actor)? = #isolation
   ) {
     addTarget(
-      target, action: action, for: [keyPath], options: options, delivery: delivery,
-      isolation: isolation)
+      target, action: action, onDeletion: onDeletion, for: [keyPath], options: options,
+      delivery: delivery, isolation: isolation)
   }
 
   /// Calls `action` with `target` on every change of any of `keyPaths`, with type-erased values.
@@ -218,7 +277,10 @@ extension ObservableModel {
   ///   - options: Observation options.
   ///   - delivery: Where `action` runs.
   ///   - isolation: The registering code's isolation; leave the default.
-  ///   - action: Receives the target and the change.
+  ///   - onDeletion: Called once (not once per key path) with the target, where `action` runs,
+  ///     when the object announces its deletion (``announceDeletion()``), which ends the
+  ///     registration.
+  ///   - action: Receives the target and each change. Never called for the deletion.
   /// - Complexity: O(*p*) to register, where *p* is the number of properties the key paths
   ///   read.
   public func addTarget<Target: AnyObject>(
@@ -227,11 +289,14 @@ extension ObservableModel {
     options: ObservationOptions = [],
     delivery: ObservationDelivery = .automatic,
     isolation: (any Actor)? = #isolation,
+    onDeletion: ((Target) -> Void)? = nil,
     _ action: @escaping (Target, PartialKeyPathChange<Self>) -> Void
   ) {
     let route = _Route(delivery, isolation: isolation)
+    let deletion: ((Self, _Lifetime) -> Bool)? = _once(
+      _targetDeletion(target, route, onDeletion))
     for keyPath in keyPaths {
-      _registerErased(keyPath, options: options, target: target) {
+      _registerErased(keyPath, options: options, target: target, deletion: deletion) {
         _targetDispatch(target, route, action)
       }
     }
@@ -320,8 +385,9 @@ extension ObservableModel {
   /// The changes of `keyPath` as an asynchronous sequence.
   ///
   /// The sequence buffers without limit (it never drops a change: a slow consumer sees every
-  /// change, in order), finishes when the object is deallocated or deleted (after yielding the
-  /// deletion event), and ends the observation when the consuming task stops iterating.
+  /// change, in order), finishes when the object is deallocated or deleted (a deletion is not
+  /// a change, so it is no element: after the loop, ``isDeleted`` tells whether that is why
+  /// it finished), and ends the observation when the consuming task stops iterating.
   ///
   /// ```swift
   /// for await change in user.changes(for: \.name) { print(change.newValue) }
@@ -338,9 +404,9 @@ extension ObservableModel {
     let read: (Self) -> Value = { $0[keyPath: keyPath] }
     let (stream, continuation) = AsyncStream<_Transfer<KeyPathChange<Self, Value>>>.makeStream(
       bufferingPolicy: .unbounded)
+    // The deletion ends the registration's lifetime, which finishes the stream (`_link`).
     let record = _register(keyPath, read: read, options: options, target: nil) { change, _ in
       continuation.yield(_Transfer(change))
-      if change.isDeletion { continuation.finish() }
       return true
     }
     if let record {
@@ -351,7 +417,8 @@ extension ObservableModel {
     return KeyPathChanges(base: stream)
   }
 
-  /// Registers `keyPath` with a dispatch closure; `nil` if the object was deleted.
+  /// Registers `keyPath` with a dispatch closure, and the deletion callback if any (the
+  /// dispatch closure never hears the deletion); `nil` if the object was deleted.
   @inlinable
   func _register<Value>(
     _ keyPath: KeyPath<Self, Value>,
@@ -360,11 +427,12 @@ extension ObservableModel {
     target: AnyObject?,
     receiver: AnyObject? = nil,
     isEqual: ((Value, Value) -> Bool)? = _equality(of: Value.self),
-    dispatch: @escaping (KeyPathChange<Self, Value>, _Lifetime) -> Bool
+    dispatch: @escaping (KeyPathChange<Self, Value>, _Lifetime) -> Bool,
+    deletion: ((Self, _Lifetime) -> Bool)? = nil
   ) -> _KeyPathRecord<Self, Value>? {
     let record = _KeyPathRecord(
       root: self, path: keyPath, read: read, options: options, target: target,
-      receiver: receiver, isEqual: isEqual, dispatch: dispatch)
+      receiver: receiver, isEqual: isEqual, dispatch: dispatch, deletion: deletion)
     guard let value = record.start(self) else { return nil }
     if options.contains(.initial) {
       _ = dispatch(
@@ -380,6 +448,7 @@ extension ObservableModel {
     _ keyPath: PartialKeyPath<Self>,
     options: ObservationOptions,
     target: AnyObject?,
+    deletion: ((Self, _Lifetime) -> Bool)?,
     dispatch makeDispatch: () -> (PartialKeyPathChange<Self>, _Lifetime) -> Bool
   ) {
     let dispatch = makeDispatch()
@@ -387,12 +456,14 @@ extension ObservableModel {
       // `valueType` of a `PartialKeyPath<Self>` is its value type, so this cast holds.
       guard let typed = keyPath as? KeyPath<Self, Value> else { return }
       let read: (Self) -> Value = { $0[keyPath: typed] }
-      _ = _register(typed, read: read, options: options, target: target) { change, lifetime in
-        dispatch(
-          PartialKeyPathChange(
-            object: change.object, keyPath: change.keyPath, oldValue: change.oldValue,
-            newValue: change.newValue, kind: _erase(change.kind)), lifetime)
-      }
+      _ = _register(
+        typed, read: read, options: options, target: target,
+        dispatch: { change, lifetime in
+          dispatch(
+            PartialKeyPathChange(
+              object: change.object, keyPath: change.keyPath, oldValue: change.oldValue,
+              newValue: change.newValue, kind: _erase(change.kind)), lifetime)
+        }, deletion: deletion)
     }
     _openExistential(type(of: keyPath).valueType, do: open)
   }
@@ -463,12 +534,56 @@ func _handlerDispatch<Change>(
   }
 }
 
+/// Builds the deletion callback of a target-less registration from its `onDeletion:`: run where
+/// its changes run, re-checked like them when queued.
+@inlinable
+func _handlerDeletion<Root>(
+  _ route: _Route, _ onDeletion: (() -> Void)?
+) -> ((Root, _Lifetime) -> Bool)? {
+  guard let onDeletion else { return nil }
+  return _handlerDispatch(route) { (_: Root) in onDeletion() }
+}
+
+/// Builds the deletion callback of a target registration from its `onDeletion:`: the target
+/// is held weakly, as for its changes.
+@inlinable
+func _targetDeletion<Target: AnyObject, Root>(
+  _ target: Target, _ route: _Route, _ onDeletion: ((Target) -> Void)?
+) -> ((Root, _Lifetime) -> Bool)? {
+  guard let onDeletion else { return nil }
+  return _targetDispatch(target, route) { (target, _: Root) in onDeletion(target) }
+}
+
+/// A method reference that takes no argument (`View.close`) as a closure taking the target.
+@inlinable
+func _method<Target>(_ method: ((Target) -> () -> Void)?) -> ((Target) -> Void)? {
+  guard let method else { return nil }
+  return { target in method(target)() }
+}
+
+/// `deletion`, called once however many registrations share it (a target registered for
+/// several key paths at once hears the deletion once).
+func _once<Root>(
+  _ deletion: ((Root, _Lifetime) -> Bool)?
+) -> ((Root, _Lifetime) -> Bool)? {
+  guard let deletion else { return nil }
+  let done = _OnceFlag()
+  return { root, lifetime in done.take() ? deletion(root, lifetime) : true }
+}
+
+/// A flag that is taken once.
+final class _OnceFlag: Sendable {
+  private let taken = Atomic<Bool>(false)
+
+  /// `true` the first time only.
+  func take() -> Bool { !taken.exchange(true, ordering: .relaxed) }
+}
+
 @usableFromInline
 func _erase<Root, Value>(_ kind: KeyPathChange<Root, Value>.Kind) -> KeyPathChange<Root, Any>.Kind {
   switch kind {
   case .initial: .initial
   case .change: .change
-  case .deletion: .deletion
   }
 }
 

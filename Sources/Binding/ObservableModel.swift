@@ -94,11 +94,12 @@ extension ObservableModel {
 
   /// Announces that the model was deleted (for example, a store removed its record).
   ///
-  /// Every registration observing the model hears a deletion event
-  /// (``KeyPathChange/Kind-swift.enum/deletion``),
-  /// not a value change, and then ends; bindings from the model end and their receivers keep
-  /// their last value; relation controllers drop the model from their content. Later changes
-  /// and registrations notify nobody. Announcing twice does nothing the second time.
+  /// A deletion is not a change: every registration observing the model ends, after calling
+  /// its `onDeletion` callback if it has one (no change handler hears the deletion); whole-object
+  /// observers (``observeEvents(options:delivery:isolation:_:)``, a ``DependencyTracker``) hear
+  /// ``ModelEvent/deleted(_:)``; bindings from the model end and their receivers keep their last
+  /// value; relation controllers drop the model from their content. Later changes and
+  /// registrations notify nobody. Announcing twice does nothing the second time.
   ///
   /// The announcement is one transaction, as a write is: outside ``coalesce(_:)``, what the
   /// observers' callbacks write or delete joins it, coalesced registrations hear it once the

@@ -28,6 +28,28 @@ import Testing
     #expect(user.name == "heard once")
   }
 
+  /// Promise: `cancel()` and `removeTarget` release a registration's deletion callback
+  /// (`onDeletion:`) at once too, with its change handler.
+  @Test func cancelReleasesTheDeletionCallback() {
+    let tracker = LifetimeTracker()
+    let user = User()
+    let probe = Probe()
+    let token = { [lease = tracker.lease()] in
+      user.observe(\.name, onDeletion: { withExtendedLifetime(lease) {} }) { _ in }
+    }()
+    do {
+      let lease = tracker.lease()
+      user.addTarget(probe, for: \.name, onDeletion: { _ in withExtendedLifetime(lease) {} }) {
+        _, _ in
+      }
+    }
+    #expect(tracker.live == 2)
+    token.cancel()
+    #expect(tracker.live == 1)
+    user.removeTarget(probe)
+    #expect(tracker.live == 0)
+  }
+
   /// Promise: a model whose observer's closure captured it is deallocated once the token is
   /// cancelled and the model is dropped, without another write.
   @Test func aModelCapturedByItsObserverDiesAfterCancel() {

@@ -95,8 +95,10 @@ extension CancelledDeliveryTests {
     let queue = DispatchQueue(label: "CancelledDeliveryTests.deletion")
     let user = User()
     let heard = _Lock<[String]>([])
-    let token = user.observe(\.name, delivery: .queue(queue)) { change in
-      heard.withLock { $0.append(change.isDeletion ? "deleted" : change.newValue) }
+    let token = user.observe(
+      \.name, delivery: .queue(queue), onDeletion: { heard.withLock { $0.append("deleted") } }
+    ) { change in
+      heard.withLock { $0.append(change.newValue) }
     }
     queue.suspend()
     user.name = "last"

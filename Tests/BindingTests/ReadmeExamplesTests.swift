@@ -150,7 +150,7 @@ extension ReadmeExamplesTests {
     user.announceDeletion()  // ends the sequence
     var printed: [String] = []
     for await change in changes { printed.append(change.newValue) }
-    #expect(printed == ["Ada", "Ada"])  // the change, then the deletion event
+    #expect(printed == ["Ada"])  // the change; the deletion is not one, and ends the sequence
   }
 
   @Test func twoWayBinding() {

@@ -139,16 +139,16 @@ extension ReentrancyTests {
   @Test func deletingInsideACallback() {
     let user = User()
     var kinds: [String] = []
-    let first = user.observe(\.age) { change in
+    let first = user.observe(\.age, onDeletion: { kinds.append("first deletion") }) { change in
       kinds.append("first \(change.kind)")
-      if change.kind == .change { change.object.announceDeletion() }
+      change.object.announceDeletion()
     }
-    let second = user.observe(\.age) { kinds.append("second \($0.kind)") }
+    let second = user.observe(\.age, onDeletion: { kinds.append("second deletion") }) {
+      kinds.append("second \($0.kind)")
+    }
     user.age = 1
     #expect(user.isDeleted)
-    #expect(kinds.contains("first deletion"))
-    #expect(kinds.contains("second deletion"))
-    #expect(kinds.first == "first change")
+    #expect(kinds == ["first change", "first deletion", "second change", "second deletion"])
     first.cancel()
     second.cancel()
   }

@@ -32,7 +32,6 @@ extension TargetTests {
     #expect(change.keyPath == \User.age)
     #expect(change.kind == .change)
     #expect(!change.isInitial)
-    #expect(!change.isDeletion)
     #expect(change.oldValue == 0)
     #expect(change.newValue == 3)
   }

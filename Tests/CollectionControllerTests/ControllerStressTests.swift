@@ -648,17 +648,17 @@ private func runWorker(
       let options: ObservationOptions = coalesced ? .coalesced : []
       let token: ObservationToken
       if counted {
-        token = album.observe(\.year, options: options) { change in
-          tally.hear(deletion: change.isDeletion)
-        }
+        token = album.observe(
+          \.year, options: options, onDeletion: { tally.hear(deletion: true) }
+        ) { _ in tally.hear(deletion: false) }
       } else if Bool.random(using: &rng) {
-        token = album.observe(\.labelName, options: options) { change in
-          tally.hear(deletion: change.isDeletion)
-        }
+        token = album.observe(
+          \.labelName, options: options, onDeletion: { tally.hear(deletion: true) }
+        ) { _ in tally.hear(deletion: false) }
       } else {
-        token = album.observe(\.totalDuration, options: options) { change in
-          tally.hear(deletion: change.isDeletion)
-        }
+        token = album.observe(
+          \.totalDuration, options: options, onDeletion: { tally.hear(deletion: true) }
+        ) { _ in tally.hear(deletion: false) }
       }
       registrations.append(
         Registration(album: album, tally: tally, token: token, target: nil))
@@ -668,9 +668,15 @@ private func runWorker(
       let target = targets.randomElement(using: &rng)!  // not empty
       let tally = Tally(counted: true, coalesced: false)
       result.tallies.append(tally)
-      album.addTarget(target, for: \.year) { target, change in
+      album.addTarget(
+        target, for: \.year,
+        onDeletion: { target in
+          target.hits += 1
+          tally.hear(deletion: true)
+        }
+      ) { target, _ in
         target.hits += 1
-        tally.hear(deletion: change.isDeletion)
+        tally.hear(deletion: false)
       }
       registrations.append(
         Registration(album: album, tally: tally, token: nil, target: ObjectIdentifier(target)))

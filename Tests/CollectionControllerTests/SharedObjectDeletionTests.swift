@@ -167,6 +167,27 @@ extension SharedObjectDeletionTests {
     #expect(booksLog.failures.isEmpty, "\(booksLog.failures)")
   }
 
+  /// A deletion is not a change (issue 31, item 4): the deletion of an object that the
+  /// elements' filter, sort and observed attribute read, but whose values they read stay the
+  /// same, neither moves nor updates them; an element's own deletion is a row deletion only.
+  @Test func aDeletionThatChangesNothingReadIsNoUpdate() throws {
+    let shared = Label("M")
+    let artist = Self.albums(of: shared)
+    let albums = try RelationController(
+      \.albums, of: artist, filter: .matching { !$0.labelName.isEmpty },
+      sortedBy: [SortDescriptor(\.labelName), SortDescriptor(\.year)],
+      observing: [\.labelName])
+    let log = ChangeLog(albums)
+    shared.announceDeletion()
+    #expect(log.count == 0, "\(log.changes)")
+    artist.albums[3].announceDeletion()
+    #expect(log.count == 1)
+    #expect(log.last?.deletedRows.count == 1)
+    #expect(log.last?.updatedRows.isEmpty == true)
+    #expect(log.last?.movedRows.isEmpty == true)
+    #expect(log.failures.isEmpty, "\(log.failures)")
+  }
+
   @Test func aDeletionInsideABlockIsStillOneChangeSet() throws {
     let shared = Label("M")
     let artist = Self.albums(of: shared)

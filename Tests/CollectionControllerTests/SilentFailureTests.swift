@@ -73,6 +73,29 @@ import Testing
       "\(observed ?? "")")
   }
 
+  /// A creation that fails says that no controller was created: there is none to be "left as
+  /// it was" (issue 31, item 5). A reconfiguration's says the controller was left as it was.
+  @Test func aCreationErrorSaysNoControllerWasCreated() {
+    let artist = makeArtist()
+    let readsNothing = message {
+      _ = try RelationController(\.albums, of: artist, filter: .matching { $0.plain == 0 })
+    }
+    let throwing = message {
+      _ = try RelationController(
+        \.albums, of: artist,
+        filter: .matching(#Predicate { $0.label!.name == "EMI" }))
+    }
+    let deleted = message {
+      let owner = makeArtist()
+      owner.announceDeletion()
+      _ = try RelationController(\.albums, of: owner)
+    }
+    for error in [readsNothing, throwing, deleted] {
+      #expect(error?.hasSuffix("; no controller was created") == true, "\(error ?? "no error")")
+      #expect(error?.contains("left as it was") == false, "\(error ?? "no error")")
+    }
+  }
+
   /// A reconfiguration to a function that reads nothing throws and changes nothing.
   @Test func aReconfigurationReadingNothingLeavesTheControllerAsItWas() throws {
     let artist = makeArtist()

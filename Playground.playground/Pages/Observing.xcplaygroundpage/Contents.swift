@@ -77,3 +77,13 @@ example("Coalesced edits are delivered once") {
   }
   user.removeTarget(screen)
 }
+
+example("A deletion is not a change: onDeletion hears it") {
+  let guest = User()
+  guest.addTarget(screen, for: \.name, onDeletion: { _ in print("deleted: close the screen") }) {
+    _, change in print("name: \(change.oldValue) → \(change.newValue)")
+  }
+  guest.name = "Two"
+  guest.announceDeletion()  // the change handler is not called: no "Two → Two"
+  guest.name = "Three"  // the registration ended
+}

@@ -46,7 +46,7 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
   /// Delivers a change where the registration's delivery context says; returns `false` once
   /// the target is gone for good. Held in a box retained by hand, so that it is called without
   /// retaining it (between `_enterCall()` and `_exitCall()`) and released when the
-  /// registration ends (`releaseHandler()`).
+  /// registration ends (`releaseHandler()`), with the deletion callback it holds too.
   @usableFromInline
   let _dispatch: _Retained<_Dispatch<Root, Value>>
   /// The last value and the slots it was read from (with this registration's entries).
@@ -88,7 +88,8 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
     root: Root, path: KeyPath<Root, Value>, read: @escaping (Root) -> Value,
     options: ObservationOptions, target: AnyObject?, receiver: AnyObject? = nil,
     isEqual: ((Value, Value) -> Bool)?,
-    dispatch: @escaping (KeyPathChange<Root, Value>, _Lifetime) -> Bool
+    dispatch: @escaping (KeyPathChange<Root, Value>, _Lifetime) -> Bool,
+    deletion: ((Root, _Lifetime) -> Bool)? = nil
   ) {
     self.rootID = ObjectIdentifier(root)
     self.path = path
@@ -97,7 +98,7 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
     self._keepsValue = options.rawValue & ObservationOptions._keepsNoValueBit == 0
     // Without a kept value there is nothing to compare with: every write is delivered.
     self._isEqual = _keepsValue ? isEqual.map { _Retained(_Box($0)) } : nil
-    self._dispatch = _Retained(_Dispatch(dispatch))
+    self._dispatch = _Retained(_Dispatch(dispatch, deletion: deletion))
     // A binding lives for its receiver (swept once it died) but is not a target.
     super.init(target: target ?? receiver, keyPaths: [path], removableByTarget: receiver == nil)
   }
@@ -381,18 +382,21 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
     // Deletion is announced by the root itself, which is `Root`.
     let root = unsafeDowncast(object, to: Root.self)
     guard isActive else { return }
-    // The value now (the root is alive while it announces its deletion): a write whose
-    // notification is still under way (the deletion was announced by an earlier observer of the
-    // same write) has not reached this registration yet, and must not be lost.
-    let current = read(root)
+    // A write whose notification is still under way (the deletion was announced by an earlier
+    // observer of the same write) has not reached this registration yet, and must not be lost:
+    // the value now (the root is alive while it announces its deletion) against the last one.
     let last: Value? = _keepsValue ? (_single ? _singleValue : _state.withLock({ $0?.value })) : nil
-    if let last, _isEqual != nil, !_areEqual(last, current) {
-      // It changed since the last delivery: that change first, then the deletion.
-      _ = _call(KeyPathChange(object: root, keyPath: path, oldValue: last, newValue: current))
+    if let last, _isEqual != nil {
+      let current = read(root)
+      if !_areEqual(last, current) {
+        // It changed since the last delivery: that change first, then the deletion.
+        _ = _call(KeyPathChange(object: root, keyPath: path, oldValue: last, newValue: current))
+      }
     }
-    _ = _call(
-      KeyPathChange(
-        object: root, keyPath: path, oldValue: current, newValue: current, kind: .deletion))
+    // The deletion goes to the deletion callback only: a change handler never hears it.
+    guard _enterCall() else { return }
+    defer { _exitCall() }
+    _ = _dispatch.with { $0.deleted?(root, lifetime) }
   }
 }
 
@@ -402,11 +406,24 @@ final class _KeyPathRecord<Root: ObservableModel, Value>: _Record {
 /// the most general calling convention, so every call went through a reabstraction thunk that
 /// copied the change on every delivery. Here the property's own type keeps the
 /// convention the closure was made with.
+///
+/// It also holds the registration's deletion callback (`onDeletion:`), called once when the
+/// root announces its deletion, so that it is released with the change handler.
 @usableFromInline
 final class _Dispatch<Root: ObservableModel, Value> {
   @usableFromInline
   let call: (KeyPathChange<Root, Value>, _Lifetime) -> Bool
+  /// Delivers the root's deletion where the registration's delivery context says; `nil` when
+  /// the registration has no deletion callback (its change handler never hears a deletion).
+  @usableFromInline
+  let deleted: ((Root, _Lifetime) -> Bool)?
 
   @usableFromInline
-  init(_ call: @escaping (KeyPathChange<Root, Value>, _Lifetime) -> Bool) { self.call = call }
+  init(
+    _ call: @escaping (KeyPathChange<Root, Value>, _Lifetime) -> Bool,
+    deletion: ((Root, _Lifetime) -> Bool)?
+  ) {
+    self.call = call
+    self.deleted = deletion
+  }
 }

@@ -170,7 +170,7 @@ extension RelationController {
     var config = self.configuration
     update(&config)
     let members = _lock.withLock { state in state.members.values.map(_element) }
-    try config.validate(members)
+    try config.validate(members, outcome: "the controller was left as it was")
     _enqueueTransaction(.reconfigure(config))
   }
 }
@@ -276,11 +276,15 @@ extension RelationController.Configuration {
   /// Checks what can only be checked at run time: the current elements' section keys must be
   /// equal to themselves (a NaN is not, and cannot be ordered), and a predicate must not throw
   /// for them.
+  ///
+  /// - Parameter outcome: What the error's message ends with, naming what exists: at creation
+  ///   "no controller was created", on reconfiguration "the controller was left as it was".
   @inlinable
-  func validate(_ elements: [Element]) throws(RelationConfigurationError) {
+  func validate(
+    _ elements: [Element], outcome: String
+  ) throws(RelationConfigurationError) {
     if let function = functionReadingNothing(elements) {
-      throw RelationConfigurationError(
-        Self.readsNothingMessage(function) + "; the controller was left as it was")
+      throw RelationConfigurationError(Self.readsNothingMessage(function) + "; " + outcome)
     }
     // Only a key that can be unequal to itself (a floating-point NaN, or a type holding one)
     // needs the check: the section function (user code) is not run for the others.
@@ -291,7 +295,7 @@ extension RelationController.Configuration {
           throw RelationConfigurationError(
             "the section key \(key) of the element \(element) is not equal to itself (a "
               + "floating-point NaN?); sections are ordered by key, so section keys must be "
-              + "totally ordered; the controller was left as it was")
+              + "totally ordered; " + outcome)
         }
       }
     }
@@ -302,7 +306,7 @@ extension RelationController.Configuration {
       } catch {
         throw RelationConfigurationError(
           "the filter predicate threw \(error) for the element \(element) of type "
-            + "\(Element.self); the controller was left as it was")
+            + "\(Element.self); " + outcome)
       }
     }
   }

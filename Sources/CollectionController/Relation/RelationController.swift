@@ -190,9 +190,9 @@ public final class RelationController<Element: ObservableModel, SectionKey: Hash
     if owner.isDeleted {
       throw RelationConfigurationError(
         "the owner \(Owner.self) announced its deletion, so its relation \(relation) cannot be "
-          + "observed")
+          + "observed; no controller was created")
     }
-    try config.validate(initial.elements())
+    try config.validate(initial.elements(), outcome: "no controller was created")
     _route = _Route(delivery, isolation: isolation)
     _contentKeyPath = \.sections
     _owner = ObjectIdentifier(owner)
@@ -567,15 +567,13 @@ extension RelationController {
     ) { controller in
       // Every write, even of an equal value: identity, not `==`, decides (and no O(n) `==`).
       // No copy of the value is kept between writes, so in-place edits of it do not copy it.
-      owner.observe(relation, options: [.everySet, ._keepsNoValue], delivery: .synchronous) {
-        [weak controller] change in
+      owner.observe(
+        relation, options: [.everySet, ._keepsNoValue], delivery: .synchronous,
+        onDeletion: { [weak controller] in controller?._ownerEnded(deleted: true) }
+      ) { [weak controller] change in
         guard let controller else { return }
-        if change.isDeletion {
-          controller._ownerEnded(deleted: true)
-        } else {
-          controller._enqueueRelation(
-            .relation(change.newValue._relationValue, hint: controller._hint()))
-        }
+        controller._enqueueRelation(
+          .relation(change.newValue._relationValue, hint: controller._hint()))
       }
     }
   }
@@ -589,8 +587,9 @@ extension RelationController {
   }
 }
 
-/// A configuration that a relation controller cannot honour; the controller and the models are
-/// left exactly as they were.
+/// A configuration that a relation controller cannot honour: a controller being created is not
+/// created, and one being reconfigured is left exactly as it was; the models are untouched. The
+/// message says which.
 ///
 /// ```swift
 /// do {

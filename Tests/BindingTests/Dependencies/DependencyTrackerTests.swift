@@ -535,3 +535,30 @@ extension DependencyTrackerTests {
     #expect(lines == ["-o"])
   }
 }
+
+// MARK: - A deletion is never an update (issue 31, item 4)
+
+extension DependencyTrackerTests {
+  /// The tracker's change path never hears a deletion: a deleted dependency's one event is
+  /// `.deleted`, with no changes, and no `.updated` comes for it: not for its deletion alone,
+  /// not for writes earlier in the same block, and not for what its deletion's observers write
+  /// to it (a deleted model's writes notify nobody).
+  @Test func aDeletionIsNeverReportedAsAnUpdate() {
+    let alone = Order("alone")
+    let written = Order("written")
+    var events: [ModelEvent<any ObservableModel>] = []
+    let tracker = DependencyTracker(delivery: .synchronous) { events.append($0) }
+    tracker.add(alone)
+    tracker.add(written)
+    let cascade = alone.observe(\.total, onDeletion: { alone.status = "gone" }) { _ in }
+    alone.announceDeletion()
+    coalesce {
+      written.total = 1
+      written.announceDeletion()
+    }
+    #expect(events.map(describe) == ["-alone", "-written"])
+    #expect(events.allSatisfy { $0.changes == nil && $0.isDeletion })
+    #expect(alone.status == "gone")
+    cascade.cancel()
+  }
+}

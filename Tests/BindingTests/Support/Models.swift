@@ -65,6 +65,7 @@ final class Note: Document, ObservableModel {
 final class Probe {
   var log: [String] = []
   var refreshCount = 0
+  var closeCount = 0
   var tokens: [ObservationToken] = []
   let lease: LifetimeTracker.Lease?
 
@@ -79,6 +80,8 @@ final class Probe {
   }
 
   func refresh() { refreshCount += 1 }
+
+  func close() { closeCount += 1 }
 }
 
 /// A plain class made a binding receiver in one line (below); counts its setter calls.

@@ -38,6 +38,13 @@ final class ProfileViewController {
     allOnMainThread = allOnMainThread && isOnMainQueue()
     refreshCount += 1
   }
+
+  var closeCount = 0
+
+  func close() {
+    allOnMainThread = allOnMainThread && isOnMainQueue()
+    closeCount += 1
+  }
 }
 
 /// A label-like main-actor receiver, adopting `BindingReceiver` in one line.
