@@ -109,7 +109,8 @@ extension DocumentationSnippetTests {
     let names = Set(all.map(\.name))
     for expected in [
       "table-data-source", "table-batch-updates", "table-change-sets", "table-delegate",
-      "table-diffable", "unsectioned-delegate", "swiftui-list",
+      "table-diffable", "unsectioned-delegate", "swiftui-list", "readme-controller",
+      "readme-observe", "readme-bind",
     ] {
       #expect(names.contains(expected), "no region named \(expected) under Tests/")
     }

@@ -44,7 +44,7 @@ final class AlbumsDataSource: NSObject, UITableViewDataSource {
 }
 // end snippet
 
-// snippet table-batch-updates: CollectionController/GettingStarted.md,
+// snippet table-batch-updates: CollectionController/GettingStarted.md, README.md,
 // CollectionController/ChangeSets.md
 @MainActor
 func applyBatchUpdates(_ changes: RelationChangeSet<Album>, to tableView: UITableView) {
@@ -208,7 +208,7 @@ final class AlbumsLog: RelationControllerDelegate {
 }
 // end snippet
 
-// snippet swiftui-list: CollectionController/GettingStarted.md
+// snippet swiftui-list: CollectionController/GettingStarted.md, README.md
 extension Album: Identifiable {}  // a class: its identity is its id
 
 struct AlbumsView: View {
@@ -317,6 +317,7 @@ extension TableViewExamplesTests {
       artist.albums.append(
         Album("s\(index)", year: 1950 + Int(random.next() % 80), title: "s\(index)"))
     }
+    // snippet readme-controller: README.md
     let albums: RelationController<Album, Int> = try RelationController(
       \.albums, of: artist,
       filter: .matching { !$0.isLive },  // or .matching(#Predicate<Album> { ... })
@@ -324,6 +325,7 @@ extension TableViewExamplesTests {
       sectionedBy: { $0.decade },  // any Hashable & Comparable key
       sectionName: { "\($0)s" },  // the sections' display names
       observing: [\.title])  // attributes whose change is an update
+    // end snippet
     let batchView = UITableView()
     let batchTable = AlbumsTable(albums: albums, tableView: batchView)
     batchView.layoutIfNeeded()
