@@ -3,8 +3,8 @@ import Foundation
 import Observation
 import Testing
 
-/// The README's examples (design.md §3, the Binding part), made concrete, each asserting its
-/// effect. `User` and `Address` are the fixtures in Support/Models.swift (the README's `User`
+/// The README's examples before issue 31 (design.md §3, the Binding part), made concrete, each
+/// asserting its effect; the README's current ones are checked snippets (ReadmeSnippetsTests). `User` and `Address` are the fixtures in Support/Models.swift (the README's `User`
 /// plus a few properties); `Label` is the main-actor receiver in Support/Views.swift.
 @Suite struct ReadmeExamplesTests {}
 

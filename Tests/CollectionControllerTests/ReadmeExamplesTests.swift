@@ -3,7 +3,9 @@ import CollectionController
 import Foundation
 import Testing
 
-/// The README's `CollectionController` example, compiled and checked.
+/// The relation controller example of the `CollectionController` landing page (the README's
+/// before issue 31), made concrete and checked. The README's own examples are checked snippets:
+/// TableViewExamplesTests.swift.
 @Suite struct ReadmeExamplesTests {
   final class Artist: ObservableModel {
     let observation = ObservationStorage()

@@ -3,6 +3,20 @@ import Foundation
 /// The changes of one transaction on sectioned content, in the shape UITableView's
 /// `performBatchUpdates` takes.
 ///
+/// **An inserted section brings its rows.** A change set names no row inside a section it
+/// inserts or deletes, as UIKit wants: `insertSections` makes a table view read the new
+/// section's rows from its data source (which reads the controller), and `deleteSections` takes
+/// the old rows with it. So do not insert rows for the elements of an inserted section: UIKit
+/// raises `NSInternalInconsistencyException`, and a table model of your own goes out of range.
+/// `insertedSectionElements` lists them for code that keeps its own arrays, which
+/// ``apply(to:)`` updates for you. An element that moves into an inserted section is only a row
+/// deletion from its old section; one that leaves a deleted section for a surviving one is a
+/// row insertion.
+///
+/// It has one generic parameter, the element: a `RelationController<Album, Int>` hands a
+/// `RelationChangeSet<Album>`. Written with the section key too, it does not compile, with
+/// `generic type 'RelationChangeSet' specialized with too many type parameters (got 2, but expected 1)`.
+///
 /// Applied to the previous content with batch-update rules, a change set gives the current
 /// content:
 /// - `deletedSections`, `deletedRows`, `updatedRows` and the `from` side of `movedRows` name
@@ -18,7 +32,8 @@ import Foundation
 /// Each list of positions is sorted ascending (moves by destination), and each element list runs
 /// parallel to its position list: `insertedElements[i]` is the element at `insertedRows[i]`.
 ///
-/// With UIKit (not compiled here):
+/// With UIKit (the Getting Started article has the whole table view, compiled and run by the
+/// package's tests against a model of UITableView):
 ///
 /// ```swift
 /// tableView.performBatchUpdates {

@@ -47,9 +47,22 @@ public enum RelationChangeType: Hashable, Sendable {
 /// albums.delegate = list
 /// ```
 ///
-/// Swift infers `Element` and `SectionKey` from the methods you implement; a conformance that
-/// implements none of them names them (`typealias Element = Album`,
-/// `typealias SectionKey = Int`).
+/// The Getting Started article drives a whole table view with a delegate (compiled and run by
+/// the package's tests).
+///
+/// Swift infers `Element` and `SectionKey` from the methods you implement: write them as the
+/// controller's type spells them. A controller made without `sectionedBy:` is a
+/// `RelationController<Album, Unsectioned>`, so its delegate's methods take that type. A delegate
+/// written for `RelationController<Album, Int>` and set on it does not compile, with a message
+/// that does not say why:
+/// `cannot assign value of type 'AlbumsDelegate' to type 'any RelationControllerDelegate<Album, Unsectioned>'`.
+///
+/// A conformance that implements none of the methods names the types
+/// (`typealias Element = Album`, `typealias SectionKey = Int`); without them, the compiler says
+/// `type 'AlbumsDelegate' does not conform to protocol 'RelationControllerDelegate'`, with the
+/// note `protocol requires nested type 'Element'`. Every method has a default that does
+/// nothing, so a method whose signature differs from the requirement's (another label, another
+/// type) compiles and is never called: copy the signatures from here.
 ///
 /// - Important: A main-actor type conforms with an isolated conformance
 ///   (`extension AlbumList: @MainActor RelationControllerDelegate`) and gets a controller that
