@@ -14,7 +14,13 @@ import Testing
 /// Seeded randomized operations on a real model (artists, albums, labels, tracks) through a
 /// relation controller: after every delivered change set, (a) the change set replayed with
 /// UITableView's rules onto the previous content gives the controller's content, and (b) that
-/// content equals a from-scratch filter / section / stable sort of the relation.
+/// content equals a from-scratch filter / section / stable sort of the relation; after every
+/// transaction, (c) every element shown before and after whose read values changed (what its
+/// filter, sort and section functions read, and its observed title) was reported (an update, a
+/// move flagged `changed`, or an insertion). A second controller over the same relation, with
+/// no filter, one section and a sort on key paths (which the controller compares by value),
+/// checks (c) both ways: the elements it reports as updates and changed moves are exactly
+/// those whose read values changed.
 ///
 /// The default is 16,000 operations (8 runs of up to 2,000, seeds 0 to 7: each of the eight
 /// configurations once; runs are an eighth of the total, at most 4,000), a few seconds in debug. The long mode, which CI runs in release (`.ci/run`), makes a
@@ -36,6 +42,9 @@ struct FuzzConfiguration {
   /// The same order as `sortedBy`, written out (ties: `.orderedSame`).
   let compare: (Album, Album) -> ComparisonResult
   let section: (Album) -> Int
+  /// Adds the values that `filter`, `sortedBy` and `section` read of an album to a hasher (the
+  /// oracle of updates: an album whose values changed must be reported).
+  let reads: (Album, inout Hasher) -> Void
   /// Whether the sort is a total order. When it is not (NaN keys), the order among elements is
   /// whatever the comparisons gave, so only membership is recomputed; every change set must
   /// still replay.
@@ -67,7 +76,7 @@ struct FuzzConfiguration {
       FuzzConfiguration(
         name: "live filtered, by year, decades", filter: { !$0.isLive },
         sortedBy: [SortDescriptor(\.year)], compare: { order($0.year, $1.year) },
-        section: { $0.decade }),
+        section: { $0.decade }, reads: { $1.combineAll($0.isLive, $0.year) }),
       FuzzConfiguration(
         name: "by label name then year, one section", filter: nil,
         sortedBy: [SortDescriptor(\.labelName), SortDescriptor(\.year, order: .reverse)],
@@ -75,7 +84,7 @@ struct FuzzConfiguration {
           let byLabel = order(a.labelName, b.labelName)
           return byLabel != .orderedSame ? byLabel : order(b.year, a.year)
         },
-        section: { _ in 0 }),
+        section: { _ in 0 }, reads: { $1.combineAll($0.labelName, $0.year) }),
       // The deletion of a label changes what every album that reads it shows (its live name
       // is empty once the label is deleted, and the album changes section): many elements read
       // the deleted object, and the deletion is one transaction all the same.
@@ -86,23 +95,26 @@ struct FuzzConfiguration {
           let byLabel = order(a.liveLabelName, b.liveLabelName)
           return byLabel != .orderedSame ? byLabel : order(a.year, b.year)
         },
-        section: { $0.label?.isDeleted == true ? 1 : 0 }),
+        section: { $0.label?.isDeleted == true ? 1 : 0 },
+        reads: { $1.combineAll($0.labelName, $0.label?.isDeleted, $0.year) }),
       FuzzConfiguration(
         name: "long albums by duration, sectioned by liveness",
         filter: { $0.totalDuration > 150 },
         sortedBy: [KeyPathComparator(\.totalDuration, order: .reverse)],
         compare: { order($1.totalDuration, $0.totalDuration) },
-        section: { $0.isLive ? 1 : 0 }),
+        section: { $0.isLive ? 1 : 0 }, reads: { $1.combineAll($0.totalDuration, $0.isLive) }),
       FuzzConfiguration(
         name: "unsorted, sectioned by year mod 5", filter: { $0.year % 7 != 0 }, sortedBy: [],
-        compare: { _, _ in .orderedSame }, section: { $0.year % 5 }),
+        compare: { _, _ in .orderedSame }, section: { $0.year % 5 },
+        reads: { $1.combineAll($0.year) }),
       // A `SortDescriptor` on a `Double` keeps its keys, and a kept NaN sorts after every
       // number: a total order, recomputed exactly.
       FuzzConfiguration(
         name: "by average duration (NaN without tracks, kept: last), sectioned by liveness",
         filter: nil, sortedBy: [SortDescriptor(\.averageDuration)],
         compare: { nanLast($0.averageDuration, $1.averageDuration) },
-        section: { $0.isLive ? 1 : 0 }),
+        section: { $0.isLive ? 1 : 0 },
+        reads: { $1.combineAll($0.totalDuration, $0.tracks.count, $0.isLive) }),
       // A comparator of the test's own on a `let` (the name's last digit), ties broken by the
       // `@Observed` year: accepted even when no two current elements share a digit, as a small
       // relation often starts (run 5's, of up to 12 albums without internal checks: see
@@ -110,18 +122,22 @@ struct FuzzConfiguration {
       FuzzConfiguration(
         name: "by the name's last digit (a let) then year, sectioned by liveness", filter: nil,
         sortedBy: [ClosureComparator { digitThenYear($0, $1) }],
-        compare: { digitThenYear($0, $1) }, section: { $0.isLive ? 1 : 0 }),
+        compare: { digitThenYear($0, $1) }, section: { $0.isLive ? 1 : 0 },
+        reads: { $1.combineAll($0.year, $0.isLive) }),
       FuzzConfiguration(
         name: "by average duration (NaN last), live filtered, decades",
         filter: { !$0.isLive }, sortedBy: [SortDescriptor(\.averageDuration)],
         compare: { nanLast($0.averageDuration, $1.averageDuration) },
-        section: { $0.decade }),
+        section: { $0.decade },
+        reads: { $1.combineAll($0.totalDuration, $0.tracks.count, $0.isLive, $0.year) }),
       // A `KeyPathComparator` compares live elements: a NaN goes where the comparisons put it.
       FuzzConfiguration(
         name: "by average duration (NaN without tracks, live), sectioned by liveness",
         filter: nil, sortedBy: [KeyPathComparator(\.averageDuration, order: .reverse)],
         compare: { order($1.averageDuration, $0.averageDuration) },
-        section: { $0.isLive ? 1 : 0 }, totallyOrdered: false),
+        section: { $0.isLive ? 1 : 0 },
+        reads: { $1.combineAll($0.totalDuration, $0.tracks.count, $0.isLive) },
+        totallyOrdered: false),
     ]
   }
 
@@ -168,6 +184,9 @@ extension RelationControllerFuzzTests {
     var sharedDeletions = 0
     /// Transactions in which the filter wrote while the controller ran it.
     var writesDuringEvaluation = 0
+    /// Albums whose read values changed in a transaction, each checked to be reported by the
+    /// controller that compares by value.
+    var changedValues = 0
     /// The most levels of nodes any section's tree had after a transaction.
     var tallest: Int32 = 0
     var changes = ChangeTally()
@@ -181,7 +200,8 @@ extension RelationControllerFuzzTests {
     var description: String {
       "\(operations) operations, \(transactions) transactions, \(reconfigurations) "
         + "reconfigurations, \(sharedDeletions) label deletions, \(writesDuringEvaluation) "
-        + "with a filter that wrote, \(changes), "
+        + "with a filter that wrote, \(changes), \(changedValues) albums with changed read "
+        + "values, "
         + "trees up to \(tallest) levels of nodes high"
     }
   }
@@ -213,6 +233,7 @@ extension RelationControllerFuzzTests {
     #expect(stats.changedMoves > 0 && stats.reconfigurations > 0)
     #expect(stats.sharedDeletions > 0)
     #expect(stats.writesDuringEvaluation > 0)
+    #expect(stats.changedValues > 0)
     // Nodes split and merge: above the leaves, a level of nodes and one of roots over them
     // with the small nodes of internal-checks builds (a level of nodes with release's).
     #expect(stats.tallest >= (_IndexShape.fanout == 4 ? 2 : 1))
@@ -315,6 +336,100 @@ extension RelationControllerFuzzTests {
       previous = current
     }
     defer { changeToken.cancel() }
+
+    // The oracle of updates: the values that a controller's functions read of each album it
+    // shows (and its observed title), as of the end of the last transaction, and the albums a
+    // transaction reported as changed.
+    func shownValues<Key>(
+      _ controller: RelationController<Album, Key>, _ reads: (Album, inout Hasher) -> Void
+    ) -> [ObjectIdentifier: Int] {
+      var values: [ObjectIdentifier: Int] = [:]
+      for album in controller.objects {
+        var hasher = Hasher()
+        hasher.combine(album.title)
+        reads(album, &hasher)
+        values[ObjectIdentifier(album)] = hasher.finalize()
+      }
+      return values
+    }
+    // The same relation with no filter, one section and a sort on key paths only: the
+    // controller compares what the sort reads by value, so it reports exactly the albums whose
+    // values changed.
+    let plainReads: (Album, inout Hasher) -> Void = { $1.combineAll($0.labelName, $0.year) }
+    let plain = try RelationController(
+      \.albums, of: artist, sortedBy: [SortDescriptor(\.labelName), SortDescriptor(\.year)],
+      observing: [\.title], delivery: .synchronous)
+    var baseline = shownValues(albums, configuration.reads)
+    var plainBaseline = shownValues(plain, plainReads)
+    var reported: Set<ObjectIdentifier> = []
+    var plainReported: Set<ObjectIdentifier> = []
+    var plainPrevious = plain.snapshot.itemIdentifiers
+    let reportToken = albums.onChange { changes in
+      reported.formUnion(changes.updatedElements.map(ObjectIdentifier.init))
+      for (move, album) in zip(changes.movedRows, changes.movedElements) where move.changed {
+        reported.insert(ObjectIdentifier(album))
+      }
+      reported.formUnion(changes.insertedElements.map(ObjectIdentifier.init))
+      for section in changes.insertedSectionElements {
+        reported.formUnion(section.map(ObjectIdentifier.init))
+      }
+    }
+    defer { reportToken.cancel() }
+    let plainToken = plain.onChange { [unowned plain] changes in
+      plainReported.formUnion(changes.updatedElements.map(ObjectIdentifier.init))
+      for (move, album) in zip(changes.movedRows, changes.movedElements) where move.changed {
+        plainReported.insert(ObjectIdentifier(album))
+      }
+      let current = plain.snapshot.itemIdentifiers
+      do {
+        let replayed = try BatchUpdateReplayer.replay(
+          old: plainPrevious, changes: changes, dataSource: current)
+        if replayed != current && failure == nil {
+          failure =
+            "the plain controller's replay differs at transaction \(transaction): \(changes)"
+        }
+      } catch {
+        if failure == nil { failure = "the plain controller, transaction \(transaction): \(error)" }
+      }
+      plainPrevious = current
+    }
+    defer { plainToken.cancel() }
+    /// Checks (c) for the transaction that just ended, then takes its values as the baseline.
+    func checkUpdates(reconfigured: Bool) {
+      let values = shownValues(albums, configuration.reads)
+      let plainValues = shownValues(plain, plainReads)
+      // A write the filter made while the controller ran it is a transaction of its own,
+      // which may be folded with this one's or after it: only the content is checked then.
+      if !wroteDuringEvaluation && failure == nil {
+        // A reconfiguration changes what is read, not the values: nothing to report.
+        if !reconfigured,
+          let missed = values.first(where: { id, value in
+            baseline[id].map { $0 != value } == true && !reported.contains(id)
+          })
+        {
+          let album = albums.objects.first { ObjectIdentifier($0) == missed.key }
+          failure =
+            "the album \(album.map { "\($0)" } ?? "?"), whose read values changed, was shown "
+            + "before and after transaction \(transaction) and not reported"
+        }
+        let changed = Set(
+          plainValues.compactMap { id, value in
+            plainBaseline[id].map { $0 != value } == true ? id : nil
+          })
+        if changed != plainReported && failure == nil {
+          failure =
+            "the plain controller reported \(plainReported.count) albums as changed at "
+            + "transaction \(transaction), not the \(changed.count) whose read values changed "
+            + "(missed \(changed.subtracting(plainReported).count), reported unchanged "
+            + "\(plainReported.subtracting(changed).count))"
+        }
+        localStats.changedValues += changed.count
+      }
+      baseline = values
+      plainBaseline = plainValues
+      reported = []
+      plainReported = []
+    }
 
     /// A label that many albums read announces its deletion (a store deleted it): outside a
     /// block, one transaction, so one change set at most (unless an armed write of the
@@ -439,6 +554,7 @@ extension RelationControllerFuzzTests {
     var operations = 0
     while operations < budget {
       transaction += 1
+      var reconfigured = false
       if Int.random(in: 0..<200, using: &rng) == 0 {
         configuration = FuzzConfiguration.all.randomElement(using: &rng)!  // not empty
         let next = configuration
@@ -451,6 +567,7 @@ extension RelationControllerFuzzTests {
         reconfiguring = false
         localStats.reconfigurations += 1
         operations += 1
+        reconfigured = true
       } else if Bool.random(using: &rng) {
         let edits = Int.random(in: 1...50, using: &rng)
         inBlock = true
@@ -466,6 +583,7 @@ extension RelationControllerFuzzTests {
         operate(&rng)
         operations += 1
       }
+      checkUpdates(reconfigured: reconfigured)
       localStats.transactions += 1
       localStats.tallest = max(
         localStats.tallest, albums._lock.withLock { $0.index._sections }.map(\.height).max() ?? 0)
@@ -601,5 +719,12 @@ extension RelationControllerFuzzTests {
     #expect(configuration.matches(albums.snapshot.itemIdentifiers, artist.albums))
     for entry in live { entry.token.cancel() }
     keeper.cancel()
+  }
+}
+
+extension Hasher {
+  /// Adds each of `values`, in order.
+  mutating func combineAll<each Value: Hashable>(_ values: repeat each Value) {
+    repeat combine(each values)
   }
 }

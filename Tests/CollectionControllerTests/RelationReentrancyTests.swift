@@ -33,9 +33,9 @@ extension RelationReentrancyTests {
     events.append("write returned")
     #expect(
       events == [
-        "first ba ChangeSet(moves: [0, 0]->[0, 1])",
+        "first ba ChangeSet(moves: [0, 0]->[0, 1]*)",
         "first inserted c, sees ba",
-        "second ba ChangeSet(moves: [0, 0]->[0, 1])",
+        "second ba ChangeSet(moves: [0, 0]->[0, 1]*)",
         "first cba ChangeSet(+rows: [0, 0])",
         "second cba ChangeSet(+rows: [0, 0])",
         "write returned",

@@ -43,8 +43,9 @@ let artist = Artist()
 artist.albums = [lowTide, nightFerry, saltAndSignal, paperLanterns, undertow, breakwater]
 
 //: The controller filters (no live albums), sorts (by year; ties keep the array's order) and
-//: sections (by decade; sections are ordered by key). `observing:` names the attributes whose
-//: change is an update. The initial content is read, not reported.
+//: sections (by decade; sections are ordered by key). A change of what these read, or of an
+//: attribute named in `observing:`, is an update (a move flagged `*` when the row moves). The
+//: initial content is read, not reported.
 let albums = try RelationController(
   \.albums, of: artist,
   filter: .matching { !$0.isLive },

@@ -110,7 +110,8 @@ extension RelationController {
       get { _storage.sectionName }
       set { _storage = _storage.with(sectionName: newValue) }
     }
-    /// Attributes whose change is reported as an update (or a move flagged `changed`).
+    /// Attributes whose change is reported as an update (or a move flagged `changed`), besides
+    /// what the filter, sort and section functions read (see ``reportsUpdatesOf``).
     ///
     /// When an element is re-evaluated, its attributes are compared with the previous
     /// evaluation's by a 64-bit hash of their values (`Hashable` values), by identity (objects),
@@ -122,17 +123,30 @@ extension RelationController {
       get { _storage.observing }
       set { _storage = _storage.with(observing: newValue) }
     }
+    /// Which changes of an element that stays in place are reported as updates (and flag a
+    /// move `changed`): by default ``RelationUpdates/everythingRead``, every change of what the
+    /// functions and observed attributes read; ``RelationUpdates/observedAttributes`` for the
+    /// observed attributes only.
+    ///
+    /// ```swift
+    /// try albums.reconfigure { $0.reportsUpdatesOf = .observedAttributes }
+    /// ```
+    @inlinable
+    public var reportsUpdatesOf: RelationUpdates {
+      get { _storage.reportsUpdatesOf }
+      set { _storage = _storage.with(reportsUpdatesOf: newValue) }
+    }
 
     @inlinable
     init(
       filter: Filter?, sortedBy: [any SortComparator<Element>],
       sectionedBy: @escaping (Element) -> SectionKey,
       sectionName: @escaping (SectionKey) -> String = { String(describing: $0) },
-      observing: [PartialKeyPath<Element>]
+      observing: [PartialKeyPath<Element>], reportsUpdatesOf: RelationUpdates = .everythingRead
     ) {
       _storage = _ConfigurationStorage(
         filter: filter, sortedBy: sortedBy, sectionedBy: sectionedBy, sectionName: sectionName,
-        observing: observing)
+        observing: observing, reportsUpdatesOf: reportsUpdatesOf)
     }
 
     /// Orders two elements by ``sortedBy``.
@@ -141,6 +155,10 @@ extension RelationController {
     /// Reads what the sort reads of an element (its kept keys' key paths when they can be kept).
     @inlinable
     var readSortKeys: (Element) -> Void { _storage.readSortKeys }
+    /// Whether every event of an element counts as a change of what it shows (see
+    /// `_ConfigurationStorage.updatesOnEveryEvent`).
+    @inlinable
+    var updatesOnEveryEvent: Bool { _storage.updatesOnEveryEvent }
   }
 
   /// The current configuration.
@@ -190,14 +208,30 @@ final class _ConfigurationStorage<Element: ObservableModel, SectionKey: Hashable
   @usableFromInline
   let observing: [PartialKeyPath<Element>]
   @usableFromInline
+  let reportsUpdatesOf: RelationUpdates
+  @usableFromInline
   let compare: (Element, Element) -> ComparisonResult
   /// Reads what the sort reads of an element (its kept keys' key paths when they can be kept).
   @usableFromInline
   let readSortKeys: (Element) -> Void
-  /// Adds each observed attribute of an element to a hasher: through its type for `Hashable`
+  /// Adds each compared attribute of an element to a hasher (the observed attributes, then,
+  /// when `hashesSortKeys`, the sort comparators' key paths): through its type for `Hashable`
   /// values (no boxing, no dynamic cast per read), through `_combine` otherwise.
   @usableFromInline
   let _hashers: [(Element, inout Hasher) -> Void]
+  /// Whether every event of an element (its watch fired: a write of the element or of an
+  /// object its functions read) counts as a change of what it shows: reporting everything
+  /// read, with a function the controller cannot look into (a filter, a section function, a
+  /// comparator whose keys are not kept), which may read anything. The fingerprint then
+  /// decides nothing.
+  @usableFromInline
+  let updatesOnEveryEvent: Bool
+  /// Whether the fingerprint covers the kept sort keys too (reporting everything read, with
+  /// no function the controller cannot look into): reading a kept key is reading its key path,
+  /// so the fingerprint then reads everything the functions read, and an evaluation is the
+  /// fingerprint alone.
+  @usableFromInline
+  let hashesSortKeys: Bool
 
   @inlinable
   init(
@@ -205,14 +239,28 @@ final class _ConfigurationStorage<Element: ObservableModel, SectionKey: Hashable
     sortedBy: [any SortComparator<Element>],
     sectionedBy: @escaping (Element) -> SectionKey,
     sectionName: @escaping (SectionKey) -> String,
-    observing: [PartialKeyPath<Element>]
+    observing: [PartialKeyPath<Element>],
+    reportsUpdatesOf: RelationUpdates
   ) {
     self.filter = filter
     self.sortedBy = sortedBy
     self.sectionedBy = sectionedBy
     self.sectionName = sectionName
     self.observing = observing
-    _hashers = observing.map { keyPath in
+    self.reportsUpdatesOf = reportsUpdatesOf
+    let keys = _SortKeys.make(sortedBy)
+    // A controller without sections has a constant section function (`Unsectioned`). Kept sort
+    // keys read their key paths and nothing else (standard value types); other comparators
+    // (a `KeyPathComparator`, a key of your own type whose `<` may read other objects) are
+    // closures too.
+    let readsOpaquely =
+      filter != nil || SectionKey.self != Unsectioned.self || (!sortedBy.isEmpty && keys == nil)
+    updatesOnEveryEvent = reportsUpdatesOf == .everythingRead && readsOpaquely
+    hashesSortKeys = reportsUpdatesOf == .everythingRead && !readsOpaquely && !sortedBy.isEmpty
+    // Safe: kept keys are made of `SortDescriptor`s with key paths only.
+    let compared =
+      hashesSortKeys ? observing + sortedBy.map { _sortKeyPath($0).unsafelyUnwrapped } : observing
+    _hashers = compared.map { keyPath in
       if let hashable = keyPath as? any _HashableKeyPath<Element> {
         return hashable._hasher()
       }
@@ -226,7 +274,7 @@ final class _ConfigurationStorage<Element: ObservableModel, SectionKey: Hashable
       }
       return .orderedSame
     }
-    if let keys = _SortKeys.make(comparators) {
+    if let keys {
       // Reading is stateless, so any thread may read through this one instance.
       readSortKeys = keys.read
     } else {
@@ -243,12 +291,14 @@ final class _ConfigurationStorage<Element: ObservableModel, SectionKey: Hashable
     sortedBy: [any SortComparator<Element>]? = nil,
     sectionedBy: ((Element) -> SectionKey)? = nil,
     sectionName: ((SectionKey) -> String)? = nil,
-    observing: [PartialKeyPath<Element>]? = nil
+    observing: [PartialKeyPath<Element>]? = nil,
+    reportsUpdatesOf: RelationUpdates? = nil
   ) -> _ConfigurationStorage {
     _ConfigurationStorage(
       filter: filter ?? self.filter, sortedBy: sortedBy ?? self.sortedBy,
       sectionedBy: sectionedBy ?? self.sectionedBy, sectionName: sectionName ?? self.sectionName,
-      observing: observing ?? self.observing)
+      observing: observing ?? self.observing,
+      reportsUpdatesOf: reportsUpdatesOf ?? self.reportsUpdatesOf)
   }
 }
 
@@ -312,10 +362,14 @@ extension RelationController.Configuration {
   }
 
   /// Reads everything the filter, sort and section functions read of `element` (so that
-  /// watching the evaluation watches it) and returns the fingerprint of its observed
-  /// attributes: equal fingerprints mean unchanged attributes, up to a 64-bit hash collision.
+  /// watching the evaluation watches it) and returns the fingerprint of its compared
+  /// attributes (the observed attributes, and the sort keys when the configuration hashes
+  /// them): equal fingerprints mean unchanged attributes, up to a 64-bit hash collision.
   @inlinable
   func readInputs(_ element: Element) -> Int {
+    // No filter, one section and a sort on key paths only: hashing the sort keys reads what
+    // the sort reads (each key path once), and nothing else is read.
+    if _storage.hashesSortKeys { return fingerprint(element) }
     _ = try? _storage.filter?.evaluate(element)  // (not `if let`: see `includes`)
     _ = sectionedBy(element)
     readSortKeys(element)
@@ -450,10 +504,10 @@ extension RelationController.Configuration {
       + "too)"
   }
 
-  /// The fingerprint of `element`'s observed attributes.
+  /// The fingerprint of `element`'s compared attributes (see `readInputs`).
   @inlinable
   func fingerprint(_ element: Element) -> Int {
-    guard !observing.isEmpty else { return 0 }
+    guard !_storage._hashers.isEmpty else { return 0 }
     var hasher = Hasher()
     for combine in _storage._hashers { combine(element, &hasher) }
     return hasher.finalize()

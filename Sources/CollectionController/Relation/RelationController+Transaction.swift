@@ -148,6 +148,8 @@ extension RelationController {
     // for the others.
     var labels = work.takeLabels()
     defer { _recycle(&labels, into: &work._labels) }
+    // Every event of an element counts as a change of what it shows (see `RelationUpdates`).
+    let everyEvent = config.updatesOnEveryEvent
     // One lock, and one lookup of each member, for its label and its fingerprint.
     _write { state in
       touched = work.takeTouches()
@@ -155,10 +157,11 @@ extension RelationController {
       let fingerprints = work.latestFingerprints
       for offset in touched.indices {
         let id = ObjectIdentifier(touched[offset].element)
-        // An observed attribute changed if its fingerprint after the transaction's last
-        // change of the element differs from the one at the previous comparison. Only
-        // elements changed in this transaction are compared (others may be here because a
-        // later transaction moved them: that one reports their attributes).
+        // What the element shows changed if its fingerprint after the transaction's last
+        // change of the element differs from the one at the previous comparison (or, with
+        // `everyEvent`, if it changed at all). Only elements changed in this transaction are
+        // compared: their events gave them a fingerprint (others may be here because a later
+        // transaction moved them, or a neighbour's placement: that one reports them).
         let latest = fingerprints.isEmpty ? nil : fingerprints[id]
         var changed = false
         // Field by field: binding the member would copy it (retaining its object and watch).
@@ -166,7 +169,7 @@ extension RelationController {
           guard let deleted = member?.deleted, !deleted, let label = member?.label else {
             return .max
           }
-          if let latest, latest != member?.fingerprint {
+          if let latest, everyEvent || latest != member?.fingerprint {
             member?.fingerprint = latest
             changed = true
           }

@@ -39,9 +39,17 @@ import Observation
 /// **Dependencies are discovered**: each element is re-evaluated when anything its filter,
 /// sort or section functions read changes, through nested to-one paths (`\.label?.name`) and
 /// to-many children (a sum over `tracks`), because the controller observes, per element, what
-/// evaluating those functions reads, and re-tracks on every evaluation. A change of an
-/// attribute named in `observing:` is an update (or a move flagged `changed`); entering or
-/// leaving the filter is an insert or a delete, never an update too.
+/// evaluating those functions reads, and re-tracks on every evaluation.
+///
+/// **Every visible change is reported**: an element that stays in place while something its
+/// filter, sort or section functions read changed, or an attribute named in `observing:`, is
+/// an update (one that moves, a move flagged `changed`), as NSFetchedResultsController
+/// reports a changed object; entering or leaving the filter is an insert or a delete, never
+/// an update too. Kept sort keys and observed attributes are compared by value; with a filter,
+/// sections or a comparator whose keys are not kept (closures the controller cannot look
+/// into), any write to the element or to an object they read counts, even of an equal value
+/// (``RelationUpdates/everythingRead``). `reportsUpdatesOf: .observedAttributes` reports the
+/// observed attributes only.
 ///
 /// **Transactions**: one write is one change set (also the write of an object that several
 /// elements read, such as a label that albums sort by), so is one `announceDeletion()` (also
@@ -483,7 +491,11 @@ extension RelationController {
   ///     Empty: relation order.
   ///   - sectionedBy: The section key of an element; sections are ordered by key.
   ///   - sectionName: The display name of a section; by default `String(describing: key)`.
-  ///   - observing: Attributes whose change is reported as an update.
+  ///   - observing: Attributes whose change is reported as an update, besides what the
+  ///     functions read.
+  ///   - reportsUpdatesOf: Which changes of an element that stays in place are updates: by
+  ///     default everything the functions and observed attributes read
+  ///     (``RelationUpdates/everythingRead``), or ``RelationUpdates/observedAttributes`` only.
   ///   - delivery: Where change sets are delivered; by default the creating code's isolation.
   ///   - isolation: The creating code's isolation; leave the default.
   /// - Throws: ``RelationConfigurationError`` if the owner announced its deletion, a current
@@ -498,6 +510,7 @@ extension RelationController {
     sectionedBy: @escaping (Element) -> SectionKey,
     sectionName: @escaping (SectionKey) -> String = { String(describing: $0) },
     observing: [PartialKeyPath<Element>] = [],
+    reportsUpdatesOf: RelationUpdates = .everythingRead,
     delivery: ObservationDelivery = .automatic,
     isolation: (any Actor)? = #isolation
   ) throws(RelationConfigurationError) where Relation.Element == Element {
@@ -505,7 +518,7 @@ extension RelationController {
       relation, owner: owner,
       config: Configuration(
         filter: filter, sortedBy: sortedBy, sectionedBy: sectionedBy, sectionName: sectionName,
-        observing: observing),
+        observing: observing, reportsUpdatesOf: reportsUpdatesOf),
       permanentSectionKey: nil, delivery: delivery, isolation: isolation)
   }
 }
@@ -529,7 +542,11 @@ extension RelationController where SectionKey == Unsectioned {
   ///     all.
   ///   - sortedBy: Sort comparators, first decides; ties keep relation order. Empty: relation
   ///     order (an element inserted at index 0 of an array appears first).
-  ///   - observing: Attributes whose change is reported as an update.
+  ///   - observing: Attributes whose change is reported as an update, besides what the
+  ///     functions read.
+  ///   - reportsUpdatesOf: Which changes of an element that stays in place are updates: by
+  ///     default everything the filter, sort and observed attributes read
+  ///     (``RelationUpdates/everythingRead``), or ``RelationUpdates/observedAttributes`` only.
   ///   - delivery: Where change sets are delivered; by default the creating code's isolation.
   ///   - isolation: The creating code's isolation; leave the default.
   /// - Throws: ``RelationConfigurationError`` if the owner announced its deletion, a predicate
@@ -541,6 +558,7 @@ extension RelationController where SectionKey == Unsectioned {
     filter: Filter? = nil,
     sortedBy: [any SortComparator<Element>] = [],
     observing: [PartialKeyPath<Element>] = [],
+    reportsUpdatesOf: RelationUpdates = .everythingRead,
     delivery: ObservationDelivery = .automatic,
     isolation: (any Actor)? = #isolation
   ) throws(RelationConfigurationError) where Relation.Element == Element {
@@ -548,7 +566,7 @@ extension RelationController where SectionKey == Unsectioned {
       relation, owner: owner,
       config: Configuration(
         filter: filter, sortedBy: sortedBy, sectionedBy: { _ in Unsectioned() },
-        observing: observing),
+        observing: observing, reportsUpdatesOf: reportsUpdatesOf),
       permanentSectionKey: Unsectioned(), delivery: delivery, isolation: isolation)
   }
 }
