@@ -69,7 +69,8 @@ extension RelationController {
 
   }
 
-  /// What a controller shows and how: filter, sort, sections and observed attributes.
+  /// What a controller shows and how: filter, sort, sections, observed attributes, and which
+  /// changes are updates.
   ///
   /// Read it with ``RelationController/configuration`` and change it with
   /// ``RelationController/reconfigure(_:)``, which reports one diffed change set.
@@ -169,8 +170,8 @@ extension RelationController {
     _lock.withLock { state in state.config }
   }
 
-  /// Changes the filter, sort, sections or observed attributes, and reports the difference as
-  /// one change set.
+  /// Changes the filter, sort, sections, observed attributes or update rule, and reports the
+  /// difference as one change set.
   ///
   /// ```swift
   /// try albums.reconfigure { $0.sortedBy = [SortDescriptor(\.title, order: .reverse)] }
@@ -215,7 +216,7 @@ final class _ConfigurationStorage<Element: ObservableModel, SectionKey: Hashable
   @usableFromInline
   let readSortKeys: (Element) -> Void
   /// Adds each compared attribute of an element to a hasher (the observed attributes, then,
-  /// when `hashesSortKeys`, the sort comparators' key paths): through its type for `Hashable`
+  /// when `hashesSortKeys`, the kept sort keys' key paths): through its type for `Hashable`
   /// values (no boxing, no dynamic cast per read), through `_combine` otherwise.
   @usableFromInline
   let _hashers: [(Element, inout Hasher) -> Void]
@@ -367,8 +368,8 @@ extension RelationController.Configuration {
   /// them): equal fingerprints mean unchanged attributes, up to a 64-bit hash collision.
   @inlinable
   func readInputs(_ element: Element) -> Int {
-    // No filter, one section and a sort on key paths only: hashing the sort keys reads what
-    // the sort reads (each key path once), and nothing else is read.
+    // No filter, one section and kept sort keys only: hashing the keys reads what the sort
+    // reads (each key path once), and nothing else is read.
     if _storage.hashesSortKeys { return fingerprint(element) }
     _ = try? _storage.filter?.evaluate(element)  // (not `if let`: see `includes`)
     _ = sectionedBy(element)
