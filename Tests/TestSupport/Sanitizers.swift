@@ -16,3 +16,14 @@ public let runsUnderSanitizer: Bool = {
   #endif
   return dlsym(everywhere, "__tsan_init") != nil || dlsym(everywhere, "__asan_init") != nil
 }()
+
+/// Whether this process runs under ThreadSanitizer (`swift test --sanitize=thread`): its
+/// runtime defines `__tsan_init`.
+public let runsUnderThreadSanitizer: Bool = {
+  #if canImport(Darwin)
+    let everywhere = UnsafeMutableRawPointer(bitPattern: -2)  // RTLD_DEFAULT
+  #else
+    let everywhere: UnsafeMutableRawPointer? = nil  // RTLD_DEFAULT
+  #endif
+  return dlsym(everywhere, "__tsan_init") != nil
+}()
