@@ -277,14 +277,15 @@ private func runBlockWriter(
   while race.locked(thread, { race.threads.contains(0) }) { sched_yield() }
 
   /// One write (with the lock held): a fresh title (an update of the observed attribute) or a
-  /// new year (a move).
+  /// new year (a move); either is a visible change, reported as the album's (see
+  /// `RelationUpdates`).
   func write(title: Bool, into changed: inout Set<ObjectIdentifier>) {
     let album = mine[Int.random(in: 0..<mine.count, using: &rng)]
     album.markWritten()
+    changed.insert(ObjectIdentifier(album))
     if title {
       titles += 1
       album.title = "t\(thread)-\(titles)"
-      changed.insert(ObjectIdentifier(album))
     } else {
       var year = Int.random(in: 1960..<2030, using: &rng)
       if year == album.year { year += 1 }
