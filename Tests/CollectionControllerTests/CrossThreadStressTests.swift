@@ -18,9 +18,10 @@ import Testing
 /// checks that the pattern is enough.
 ///
 /// `CROSS_THREAD_STRESS_STEPS` sets the steps per thread of each test (default 400, a few
-/// seconds in all in debug); CI's long step in `.ci/run` runs 5,000 in release:
+/// seconds in all in debug); CI's long step in `.ci/run` runs 20,000 in release (about nine
+/// seconds here):
 ///
-///     CROSS_THREAD_STRESS_STEPS=5000 swift test -c release --filter CrossThreadStressTests
+///     CROSS_THREAD_STRESS_STEPS=20000 swift test -c release --filter CrossThreadStressTests
 @Suite struct CrossThreadStressTests {
   static var steps: Int {
     RelationControllerFuzzTests.environment("CROSS_THREAD_STRESS_STEPS") ?? 400
