@@ -5,7 +5,9 @@ import Testing
 @testable import CollectionController
 
 /// A note with a plain (unobserved) `var`: a function that reads only it goes stale.
-private final class Memo: ObservableModel {
+/// Internal, not private: a private type's name prints with its file's discriminator in
+/// release builds, which the messages checked below would then carry.
+final class Memo: ObservableModel {
   let observation = ObservationStorage()
   let name: String
   /// Not observed.
@@ -19,7 +21,7 @@ private final class Memo: ObservableModel {
   }
 }
 
-private final class Pad: ObservableModel {
+final class Pad: ObservableModel {
   let observation = ObservationStorage()
   @Observed var memos: [Memo]
   init(_ memos: [Memo] = []) { self.memos = memos }
@@ -30,7 +32,7 @@ private final class Pad: ObservableModel {
 /// unobservable once elements enter is reported once, on standard error, naming the function
 /// and the element type, instead of going stale without a word.
 @Suite(.serialized) struct EnteringElementsCheckTests {
-  private func issues(about type: String) -> [String] {
+  func issues(about type: String) -> [String] {
     _runtimeIssueLog.withLock { log in log.filter { $0.contains("RelationController<\(type),") } }
   }
 
