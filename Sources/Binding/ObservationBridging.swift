@@ -17,7 +17,7 @@ import Observation
 /// - Note: The cost is Swift Observation's: every read of a property of such a model reports
 ///   the access to an `ObservationRegistrar`, and every write brackets the change with its
 ///   `willSet` and `didSet`, whether anything observes or not (tens of nanoseconds per access
-///   instead of about one; see the README's benchmark). The registrar is created on first
+///   instead of about one; see Benchmarks/README.md). The registrar is created on first
 ///   access. Models that don't adopt this protocol pay nothing for it.
 public protocol ObservationBridging: ObservableModel, Observable {}
 
