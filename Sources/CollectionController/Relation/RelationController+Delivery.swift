@@ -199,7 +199,7 @@ public struct RelationChangeSequence<Model>: AsyncSequence {
   }
 
   /// The iterator of ``RelationChangeSequence``: while it lives (a `for await` loop running),
-  /// it keeps the controller working, as a kept ``ObservationToken`` of `onChange` does.
+  /// it keeps the controller working, as a kept `ObservationToken` of `onChange` does.
   public struct AsyncIterator: AsyncIteratorProtocol {
     @usableFromInline
     var base: AsyncStream<_Transfer<RelationChangeSet<Model>>>.AsyncIterator
