@@ -148,6 +148,11 @@ extension RelationController {
     @usableFromInline
     @exclusivity(unchecked)
     var entered: [Element] = []
+    /// An element of an earlier check, for the next one's results to differ from (weak: it
+    /// may have left the relation since).
+    @usableFromInline
+    @exclusivity(unchecked)
+    weak var checkedBefore: Element?
 
     /// Up to this many touched elements are found by a scan of `dirty`, with no dictionary
     /// (most transactions touch one element: a dictionary would be an allocation each).

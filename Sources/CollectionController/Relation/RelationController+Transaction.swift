@@ -104,13 +104,10 @@ extension RelationController {
   func _checkEntered() {
     var sample: [Element] = []
     swap(&sample, &_work.entered)
-    // One earlier member, for the new ones' results to differ from.
-    let ids = Set(sample.map(ObjectIdentifier.init))
-    if let earlier = _write({ state in
-      state.members.values.first { !ids.contains(ObjectIdentifier($0.object)) }
-    }) {
-      sample.append(_element(earlier))
-    }
+    // One element of an earlier check, for the new ones' results to differ from (not a
+    // lookup among the members: that would cost O(n) a transaction).
+    if let earlier = _work.checkedBefore { sample.append(earlier) }
+    _work.checkedBefore = sample.first
     let config = _state.config
     if let function = config.functionReadingNothing(sample) {
       _work.checksEntering = false

@@ -224,6 +224,7 @@ public final class RelationController<Element: ObservableModel, SectionKey: Hash
     _relay.attach(self)
     _fold(.relation(initial, hint: nil))
     _work.checksEntering = config.isUndecided(initial.elements())
+    _work.checkedBefore = initial.elements().first
     _ = _transaction(reports: false)
     _checkInvariants()
     _drainQueue()
