@@ -1,13 +1,16 @@
 import Foundation
 import Testing
 
-/// The documentation's checked examples are the tests' code: every region of a test file
-/// between `// snippet NAME: DOCUMENTS` and `// end snippet` is shown, line for line, as a
-/// ```swift block in each listed document (`README.md`, or `MODULE/ARTICLE.md` for
-/// `Sources/MODULE/MODULE.docc/ARTICLE.md`; a list that ends with a comma goes on in the next
-/// comment line). The region is compared with its indentation
-/// removed, and the block without its leading `import` lines (a document shows its imports;
-/// the test file has them at its top). Regions are in both test targets (Tests/).
+/// The documentation's examples are the tests' code: every region of a test file between
+/// `// snippet NAME: DOCUMENTS` and `// end snippet` is shown, line for line, as a ```swift
+/// block in each listed document, and every ```swift block of the documentation is such a
+/// region. A document is `README.md`, `MODULE/ARTICLE.md` for
+/// `Sources/MODULE/MODULE.docc/ARTICLE.md` (an article, or `MODULE/Extensions/NAME.md`), or a
+/// source file by its path (`Sources/Binding/Coalescing.swift`), whose blocks are those of its
+/// `///` documentation comments. A list of documents that ends with a comma goes on in the next
+/// comment line. The region is compared with its indentation removed, and the block without its
+/// leading `import` lines (a document shows its imports; the test file has them at its top).
+/// Regions are in both test targets (Tests/).
 @Suite struct DocumentationSnippetTests {}
 
 /// A region of a test file shown in documents.
@@ -73,32 +76,72 @@ private func snippets() throws -> [Snippet] {
   return result
 }
 
-/// The ```swift blocks of a document, each without its leading `import` lines.
+/// The file a document names (see `DocumentationSnippetTests`).
+private func path(of document: String) -> String {
+  if document.hasSuffix(".swift") || !document.contains("/") { return document }
+  let parts = document.split(separator: "/", maxSplits: 1)
+  return "Sources/\(parts[0])/\(parts[0]).docc/\(parts[1])"
+}
+
+/// The ```swift blocks of a document, each without its leading `import` lines; in a source
+/// file, those of its `///` comments.
 private func swiftBlocks(of document: String) throws -> [[String]] {
-  let path: String
-  if document.contains("/") {
-    let parts = document.split(separator: "/")
-    path = "Sources/\(parts[0])/\(parts[0]).docc/\(parts[1])"
-  } else {
-    path = document
-  }
   let text = try String(
-    contentsOf: root.appendingPathComponent(path), encoding: .utf8)
+    contentsOf: root.appendingPathComponent(path(of: document)), encoding: .utf8)
+  var lines = text.components(separatedBy: "\n")
+  if document.hasSuffix(".swift") {
+    // A documentation comment's text; any other line ends a block (none should).
+    lines = lines.map { line in
+      let text = line.trimmingCharacters(in: .whitespaces)
+      guard text.hasPrefix("///") else { return "\u{0}" }
+      let comment = text.dropFirst(3)
+      return String(comment.first == " " ? comment.dropFirst() : comment)
+    }
+  }
   var blocks: [[String]] = []
   var block: [String]?
-  for line in text.components(separatedBy: "\n") {
-    if block == nil, line == "```swift" {
+  for line in lines {
+    if block == nil, line.trimmingCharacters(in: .whitespaces) == "```swift" {
       block = []
-    } else if block != nil, line == "```" {
-      // Safe: `block` is not nil here.
-      let lines = dedented(block!)
-      blocks.append(Array(lines.drop { $0.hasPrefix("import ") || $0.isEmpty }))
+    } else if let lines = block,
+      line.trimmingCharacters(in: .whitespaces) == "```" || line == "\u{0}"
+    {
+      blocks.append(Array(dedented(lines).drop { $0.hasPrefix("import ") || $0.isEmpty }))
       block = nil
     } else if block != nil {
       block?.append(line)
     }
   }
   return blocks
+}
+
+/// The blocks that are not Swift a test can compile, each by its document and first line, with
+/// the reason and where it is checked instead. Keep this list short: a fragment is written as
+/// part of a region that compiles, and only what is not Swift source at all belongs here.
+private let notCompiled: [(document: String, firstLine: String, reason: String)] = [
+  (
+    "README.md",
+    "// Package.swift of your package (Apple platforms: the package needs these versions)",
+    "a manifest's lines; Scripts/check-install builds a package that depends on this one with them"
+  )
+]
+
+/// Every document with examples: the README, the DocC articles and the source files.
+private func documents() -> [String] {
+  var result = ["README.md"]
+  let sources = root.appendingPathComponent("Sources")
+  let files = FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil)
+  while let url = files?.nextObject() as? URL {
+    let relative = url.path.dropFirst(root.path.count + 1)
+    if url.pathExtension == "swift" {
+      result.append(String(relative))
+    } else if url.pathExtension == "md", relative.contains(".docc/") {
+      // Sources/MODULE/MODULE.docc/REST -> MODULE/REST
+      let parts = relative.split(separator: "/", maxSplits: 3)
+      result.append("\(parts[1])/\(parts[3])")
+    }
+  }
+  return result.sorted()
 }
 
 extension DocumentationSnippetTests {
@@ -128,5 +171,27 @@ extension DocumentationSnippetTests {
           """)
       }
     }
+  }
+
+  /// The converse: no example of the documentation is left out of the tests. A block that
+  /// cannot be compiled as it stands (a fragment) is written as part of a region that can.
+  @Test func everyExampleOfTheDocumentationIsChecked() throws {
+    let all = try snippets()
+    var unchecked: [String] = []
+    for document in documents() {
+      let checked = all.filter { $0.documents.contains(document) }.map(\.lines)
+      let exempt = notCompiled.filter { $0.document == document }.map(\.firstLine)
+      for block in try swiftBlocks(of: document)
+      where !checked.contains(block) && !exempt.contains(block.first ?? "") {
+        unchecked.append("\(document):\n\(block.joined(separator: "\n"))")
+      }
+    }
+    #expect(
+      unchecked.isEmpty,
+      """
+      \(unchecked.count) examples are no test's region (write each in a test file between \
+      `// snippet NAME: DOCUMENT` and `// end snippet`):
+      \(unchecked.joined(separator: "\n\n"))
+      """)
   }
 }
