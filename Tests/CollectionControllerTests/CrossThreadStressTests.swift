@@ -879,7 +879,7 @@ extension CrossThreadStressTests {
   /// the recomputed one.
   @Test func elementsWrittenOnOtherThreadsThroughTheDeliveryContext() async {
     let steps = Self.steps
-    let report = await onNewThread { runForeignWrites(steps: steps, throughTheQueue: true) }
+    let report = await onNewThread { runForeignWrites(steps: steps) }
     print("CrossThreadStressTests, foreign writes: \(report)")
     #expect(report.writes == 3 * steps)
     #expect(report.pausedWrites > 0)
@@ -891,23 +891,73 @@ extension CrossThreadStressTests {
 }
 
 extension CrossThreadStressTests {
-  /// The marks make such a race visible: the same writers writing directly on their threads,
-  /// not through the queue (which breaks the contract), make ThreadSanitizer report a
-  /// controller's read in its drain racing a write, and the child process fail. Without the
-  /// marks it would report nothing: an `@Observed` property's storage is reached through a key
-  /// path, in the standard library, which is not instrumented (see `Album.raceMark`).
+  /// The marks make such a race visible: a write of an album on its own thread while a
+  /// controller's drain on its queue reads the album, with nothing ordering the two (which
+  /// breaks the contract), makes ThreadSanitizer report the race, and the child process fail.
+  /// Without the marks it would report nothing: an `@Observed` property's storage is reached
+  /// through a key path, in the standard library, which is not instrumented (see
+  /// `Album.raceMark`). The race is made certain, not left to timing: the write waits until the
+  /// drain has read the album (its signal, a relaxed atomic, orders nothing for
+  /// ThreadSanitizer), as a loaded machine might never overlap free-running writers with a drain.
   @Test(.enabled(if: runsUnderThreadSanitizer))
   func writesOutsideTheDeliveryContextAreReportedByThreadSanitizer() async {
     await #expect(processExitsWith: .failure) {
-      _ = runForeignWrites(steps: 1_000, throughTheQueue: false)
+      writeAnAlbumWhileADrainReadsIt()
     }
   }
 }
 
-/// Runs the writers of `elementsWrittenOnOtherThreadsThroughTheDeliveryContext`;
-/// `throughTheQueue: false` has them write their albums directly on their threads, breaking
-/// the contract (`writesOutsideTheDeliveryContextAreReportedByThreadSanitizer`).
-func runForeignWrites(steps: Int, throughTheQueue: Bool) -> ForeignWritesReport {
+/// Whether another thread than the writer's (the drain's) read the album since the probe was
+/// armed with the writer's thread: relaxed atomics, which do not order the drain's read before
+/// the writer's write. (The writer's thread reads the album too, when it writes it.)
+private final class DrainProbe: Sendable {
+  let writer = Atomic<UInt>(0)
+  let read = Atomic(false)
+}
+
+/// Breaks the contract once, for certain: writes an album on this thread after the drain of its
+/// queued controller read it, with nothing ordering the write after the read.
+private func writeAnAlbumWhileADrainReadsIt() {
+  let probe = DrainProbe()
+  let queue = DispatchQueue(label: "CrossThreadStressTests.race")
+  let album = Album("a", year: 2000)
+  let artist = Artist([album])
+  let controller: RelationController<Album, Unsectioned>
+  do {
+    controller = try RelationController(
+      \.albums, of: artist,
+      filter: .matching { album in
+        let marked = album.marked
+        let writer = probe.writer.load(ordering: .relaxed)
+        if writer != 0 && writer != currentThreadID() {
+          probe.read.store(true, ordering: .relaxed)
+        }
+        return marked
+      },
+      delivery: .queue(queue))
+  } catch {
+    print("no controller: \(error)")
+    return  // exits successfully: the expectation of a failure fails
+  }
+  // The write's own work on this thread ends before the drain begins (the queue is paused
+  // across it), so that nothing the drain releases after its read is taken here.
+  queue.sync {}
+  queue.suspend()
+  probe.writer.store(currentThreadID(), ordering: .relaxed)
+  album.markWritten()
+  album.year = 2001  // the drain, on the queue, reads the album's mark in the filter
+  queue.resume()
+  let deadline = ContinuousClock.now + .seconds(60)
+  while !probe.read.load(ordering: .relaxed) {
+    if ContinuousClock.now > deadline { return }  // no drain: exits successfully, and fails
+    sched_yield()
+  }
+  album.markWritten()  // races with the drain's read
+  withExtendedLifetime(controller) {}
+}
+
+/// Runs the writers of `elementsWrittenOnOtherThreadsThroughTheDeliveryContext`.
+func runForeignWrites(steps: Int) -> ForeignWritesReport {
   var report = ForeignWritesReport()
   let queue = DispatchQueue(label: "CrossThreadStressTests.foreign")
   let writers = 3
@@ -973,7 +1023,7 @@ func runForeignWrites(steps: Int, throughTheQueue: Bool) -> ForeignWritesReport 
         titles += 1
         album.title = "t\(thread)-\(titles)"
       case 7: album.isLive.toggle()
-      case 8 where throughTheQueue:
+      case 8:
         // The relation, shared: its writes are serialised by the queue too.
         if let index = artist.albums.firstIndex(where: { $0 === album }) {
           artist.remove(at: index, from: \.albums)
@@ -994,11 +1044,6 @@ func runForeignWrites(steps: Int, throughTheQueue: Bool) -> ForeignWritesReport 
           }
         }
       }
-    }
-    if !throughTheQueue {
-      for _ in 0..<steps { write() }
-      tally.writes = steps
-      return
     }
     switch thread {
     case 0:
