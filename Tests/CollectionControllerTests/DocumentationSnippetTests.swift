@@ -123,7 +123,16 @@ private let notCompiled: [(document: String, firstLine: String, reason: String)]
     "README.md",
     "// Package.swift of your package (Apple platforms: the package needs these versions)",
     "a manifest's lines; Scripts/check-install builds a package that depends on this one with them"
-  )
+  ),
+  (
+    "Binding/GettingStarted.md", ".package(path: \"../swift-binding\"),",
+    "a manifest's lines, the README's (ArticleExamplesTests.theArticlesManifestLinesAreTheReadmes)"
+  ),
+  (
+    "CollectionController/GettingStarted.md",
+    ".product(name: \"Binding\", package: \"swift-binding\"),",
+    "a manifest's lines, the README's (ArticleExamplesTests.theArticlesManifestLinesAreTheReadmes)"
+  ),
 ]
 
 /// Every document with examples: the README, the DocC articles and the source files.
