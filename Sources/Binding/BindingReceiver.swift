@@ -4,10 +4,13 @@
 /// is one):
 ///
 /// ```swift
-/// extension Label: BindingReceiver {}
+/// final class Label: BindingReceiver {  // or `extension Label: BindingReceiver {}`
+///   var text: String?
+/// }
+/// let label = Label()
 ///
-/// label.bind(\.text, to: user, \.name)                      // set now, then on every change
-/// label.bind(\.text, to: user, \.name) { "Hello, \($0)" }   // through a transform
+/// label.bind(\.text, to: user, \.name)  // set now, then on every change
+/// label.bind(\.text, to: user, \.name) { "Hello, \($0)" }  // through a transform
 /// label.unbind(\.text)
 /// ```
 ///

@@ -119,7 +119,7 @@ public enum ModelEvent<Model> {
   /// `changes` lists them.
   ///
   /// ```swift
-  /// case .updated(let order, let changes): ...
+  /// case .updated(let order, let changes): print(order.total, changes.names)
   /// ```
   case updated(Model, ChangedProperties<Model>)
   /// The model announced its deletion (`announceDeletion()`); the registration ends after this
@@ -133,7 +133,7 @@ public enum ModelEvent<Model> {
   /// The model the event is about.
   ///
   /// ```swift
-  /// if event.object === order { ... }
+  /// if event.object === order { refresh(order) }
   /// ```
   ///
   /// - Complexity: O(1).
@@ -160,7 +160,7 @@ public enum ModelEvent<Model> {
   /// The changed properties of an ``updated(_:_:)`` event; `nil` for a deletion.
   ///
   /// ```swift
-  /// if event.changes?.contains(\Order.total) == true { ... }
+  /// if event.changes?.contains(\Order.total) == true { print("total changed") }
   /// ```
   ///
   /// - Complexity: O(1).
@@ -279,7 +279,7 @@ public struct ChangedProperties<Model> {
   /// The names of the properties that changed, each once, in order of first change.
   ///
   /// ```swift
-  /// changes.names  // ["status", "total"]
+  /// print(changes.names)  // ["status", "total"]
   /// ```
   ///
   /// - Complexity: O(*p*) reflection of the model the first time a property's name is asked.

@@ -345,7 +345,12 @@ extension ObservableModel {
   /// count as changes here.
   ///
   /// ```swift
-  /// let token = order.observeEvents(options: .coalesced) { event in ... }
+  /// let token = order.observeEvents(options: .coalesced) { event in
+  ///   switch event {
+  ///   case .updated(_, let changes): print("changed:", changes.names)
+  ///   case .deleted: print("gone")
+  ///   }
+  /// }
   /// ```
   ///
   /// - Parameters:

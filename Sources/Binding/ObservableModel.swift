@@ -19,6 +19,7 @@ import Synchronization
 ///   var greeting: String { "Hello, \(name)" }  // observable through `name`
 /// }
 ///
+/// let user = User()
 /// user.addTarget(self, for: \.name) { me, change in me.title = change.newValue }
 /// ```
 ///

@@ -11,7 +11,12 @@ import Observation
 ///   @Observed var name = ""
 /// }
 ///
-/// withObservationTracking { _ = user.name } onChange: { print("will change") }
+/// let user = User()
+/// withObservationTracking {
+///   _ = user.name
+/// } onChange: {
+///   print("will change")
+/// }
 /// ```
 ///
 /// - Note: The cost is Swift Observation's: every read of a property of such a model reports

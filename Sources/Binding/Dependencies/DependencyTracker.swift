@@ -212,7 +212,7 @@ public final class DependencyTracker: Sendable, Observable {
   ///
   /// ```swift
   /// tracker.removeAll()
-  /// tracker.isEmpty  // true
+  /// print(tracker.isEmpty)  // true
   /// ```
   ///
   /// - Complexity: O(*n*), where *n* is the number of dependencies.
