@@ -46,8 +46,8 @@ import Foundation
 ///   }
 ///   tableView.reloadRows(at: changes.updatedRows.map(IndexPath.init), with: .automatic)
 /// }
-/// // then reconfigure the cells of moves whose `changed` is true, at their new positions,
-/// // and reload the headers of renamed sections:
+/// // Then, at new positions: the cells of moves that changed, the headers of renamed sections.
+/// tableView.reconfigureRows(at: changes.movedRows.filter(\.changed).map { IndexPath($0.to) })
 /// tableView.reloadSections(changes.renamedSections, with: .none)
 /// ```
 public struct RelationChangeSet<Element> {
@@ -305,7 +305,9 @@ extension RelationChangeSet {
   ///
   /// ```swift
   /// var content = albums.sections.map { $0.objects }
-  /// albums.onChange { changes in changes.apply(to: &content) }  // content == albums.sections
+  /// let token = albums.onChange { changes in
+  ///   changes.apply(to: &content)  // now content == albums.sections.map { $0.objects }
+  /// }
   /// ```
   ///
   /// - Parameter sections: The previous content, one array per section; replaced by the new
@@ -326,9 +328,11 @@ extension RelationChangeSet {
   /// `CollectionDifference` and are left out (read `updatedRows`).
   ///
   /// ```swift
-  /// var shown = albums.objects
-  /// albums.onChange { changes in
-  ///   if let difference = changes.collectionDifference() { shown = shown.applying(difference)! }
+  /// var shown = albums.objects  // a controller without sections
+  /// let token = albums.onChange { changes in
+  ///   if let difference = changes.collectionDifference(), let next = shown.applying(difference) {
+  ///     shown = next  // now shown == albums.objects
+  ///   }
   /// }
   /// ```
   ///

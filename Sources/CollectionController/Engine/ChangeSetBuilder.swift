@@ -5,19 +5,22 @@ import Foundation
 /// A transaction runs in three steps:
 ///
 /// ```swift
+/// // 1. Touch each element, on the unmodified index.
 /// var builder = _ChangeSetBuilder(before: index)
-/// for (element, changed) in dirty {                   // 1. touch, on the unmodified index
+/// for (element, changed) in dirty {
 ///   builder.touch(element, changedAttributes: changed, in: index)
 /// }
-/// index.detach(contentsOf: builder.touchedSlots)      // 2. take every touched element out,
-/// for (element, _) in dirty where isMember(element) { //    insert again those that belong
+/// // 2. Take every touched element out, insert again those that belong, remove the others.
+/// index.detach(contentsOf: builder.touchedSlots)
+/// for (element, _) in dirty where isMember(element) {
 ///   let point = index.insertionPoint(
 ///     for: element, sectionKey: key(element), sequence: sequence(element))
 ///   index.insert(element, sequence: sequence(element), at: point)
 /// }
-/// index.removeDetached()                              //    and remove the others
+/// index.removeDetached()
+/// // 3. Finish: `false` when nothing visible changed.
 /// var changes = RelationChangeSet<Element>()
-/// if builder.finish(after: index, into: &changes) {   // 3. false when nothing visible changed
+/// if builder.finish(after: index, into: &changes) {
 ///   deliver(changes)
 /// }
 /// ```

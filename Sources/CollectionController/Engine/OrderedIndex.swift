@@ -34,8 +34,8 @@ import Foundation
 ///   a.year < b.year ? .orderedAscending : a.year > b.year ? .orderedDescending : .orderedSame
 /// })
 /// index.insert(album, sectionKey: album.decade, sequence: 0)
-/// album.year = 1999                       // the key changed while the album sits in the index
-/// index.remove(ObjectIdentifier(album))   // by identity: no comparison
+/// album.year = 1999  // the key changed while the album sits in the index
+/// index.remove(ObjectIdentifier(album))  // by identity: no comparison
 /// index.insert(album, sectionKey: album.decade, sequence: 0)
 /// ```
 ///

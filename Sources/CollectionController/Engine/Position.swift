@@ -8,8 +8,9 @@ import Foundation
 /// row.
 ///
 /// ```swift
-/// let album = albums.object(at: RowPosition(section: 0, row: 2))
-/// tableView.reloadRows(at: [IndexPath(position)], with: .automatic)  // UIKit, not compiled here
+/// let position = RowPosition(section: 0, row: 2)
+/// let album = albums.object(at: position)
+/// tableView.reloadRows(at: [IndexPath(position)], with: .automatic)  // UIKit takes IndexPaths
 /// ```
 public struct RowPosition: Hashable, Comparable, Sendable, CustomStringConvertible {
   /// The index of the section, counted from 0 in section-key order.

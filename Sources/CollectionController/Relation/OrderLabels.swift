@@ -11,7 +11,7 @@ import Foundation
 ///
 /// ```swift
 /// let labels = _OrderLabels.Neighbourhood(count: 3) { [100, 0, 200][$0] }
-/// labels.between(around: 1)   // 150: between its neighbours' 100 and 200
+/// let label = labels.between(around: 1)  // 150: between its neighbours' 100 and 200
 /// ```
 ///
 /// Not generic: it sees labels by offset only, through a closure.

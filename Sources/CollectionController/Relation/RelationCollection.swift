@@ -6,10 +6,14 @@ import Foundation
 /// A relation controller takes the relation as one key path, and its type says which it is:
 ///
 /// ```swift
-/// @Observed var albums: [Album]    // an array: ties and an unsorted controller keep its order
-/// @Observed var tags: Set<Tag>     // a set: ties keep the order in which elements entered
+/// final class Artist: ObservableModel {
+///   let observation = ObservationStorage()
+///   @Observed var albums: [Album] = []  // an array: ties and no sort keep its order
+///   @Observed var albumSet: Set<Album> = []  // a set: ties keep the order of entry
+/// }
+/// let artist = Artist()
 /// let albumList = try RelationController(\.albums, of: artist)
-/// let tagList = try RelationController(\.tags, of: photo)
+/// let albumSetList = try RelationController(\.albumSet, of: artist)
 /// ```
 ///
 /// `Array` and `Set` conform. The protocol has no requirements: a relation of another

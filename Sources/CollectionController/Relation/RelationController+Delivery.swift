@@ -4,11 +4,17 @@ import Foundation
 /// What happened to a section or an element, as NSFetchedResultsController's delegate says it.
 ///
 /// ```swift
-/// switch type {
-/// case .insert: tableView.insertRows(at: [IndexPath(newPosition!)], with: .automatic)
-/// case .delete: tableView.deleteRows(at: [IndexPath(position!)], with: .automatic)
-/// case .move: tableView.moveRow(at: IndexPath(position!), to: IndexPath(newPosition!))
-/// case .update: tableView.reloadRows(at: [IndexPath(position!)], with: .automatic)
+/// switch (type, position, newPosition) {  // in the delegate's element callback
+/// case (.insert, _, let new?):
+///   tableView.insertRows(at: [IndexPath(new)], with: .automatic)
+/// case (.delete, let old?, _):
+///   tableView.deleteRows(at: [IndexPath(old)], with: .automatic)
+/// case (.move, let old?, let new?):
+///   tableView.moveRow(at: IndexPath(old), to: IndexPath(new))
+/// case (.update, let old?, _):
+///   tableView.reloadRows(at: [IndexPath(old)], with: .automatic)
+/// default:
+///   break  // not reached: each type comes with the positions it names
 /// }
 /// ```
 public enum RelationChangeType: Hashable, Sendable {
@@ -44,7 +50,8 @@ public enum RelationChangeType: Hashable, Sendable {
 ///     at position: RowPosition?, for type: RelationChangeType, newPosition: RowPosition?
 ///   ) { print(type, position as Any, newPosition as Any) }
 /// }
-/// albums.delegate = list
+/// let list = AlbumList()
+/// albums.delegate = list  // held weakly: keep `list`
 /// ```
 ///
 /// The Getting Started article drives a whole table view with a delegate (compiled and run by

@@ -19,11 +19,11 @@ import Observation
 ///   sortedBy: [SortDescriptor(\.releaseDate)],
 ///   sectionedBy: { $0.decade },
 ///   observing: [\.title])
-/// albums.onChange { changes in
+/// let token = albums.onChange { changes in  // keep the token: released, it ends the handler
 ///   // changes.deletedSections, .insertedSections, .deletedRows, .insertedRows, .movedRows,
 ///   // .updatedRows; albums.sections already shows the new content
 /// }
-/// artist.insert(album, at: 0, into: \.albums)   // fine-grained: O(log n) for the controller
+/// artist.insert(album, at: 0, into: \.albums)  // fine-grained: O(log n) for the controller
 /// ```
 ///
 /// **Identity** is the instance (`ObjectIdentifier`), never `==`. An array that holds an
@@ -134,9 +134,12 @@ public final class RelationController<Element: ObservableModel, SectionKey: Hash
   /// takes.
   ///
   /// ```swift
-  /// let snapshot = albums.snapshot
-  /// // NSDiffableDataSourceSnapshot: appendSections(snapshot.sectionIdentifiers), then per
-  /// // section appendItems(snapshot.itemIdentifiers[i], toSection: ...)
+  /// let content = albums.snapshot
+  /// var snapshot = NSDiffableDataSourceSnapshot<Int, ObjectIdentifier>()  // UIKit's
+  /// snapshot.appendSections(content.sectionIdentifiers)
+  /// for (section, items) in zip(content.sectionIdentifiers, content.itemIdentifiers) {
+  ///   snapshot.appendItems(items, toSection: section)
+  /// }
   /// ```
   public struct Snapshot: Hashable {
     /// The section keys, in order.
@@ -356,7 +359,9 @@ extension RelationController {
   /// The number of elements in the section at `section`.
   ///
   /// ```swift
-  /// tableView(_:numberOfRowsInSection:) → albums.numberOfObjects(inSection: section)
+  /// func tableView(_ tableView: UITableView, numberOfRowsInSection section: Int) -> Int {
+  ///   albums.numberOfObjects(inSection: section)
+  /// }
   /// ```
   ///
   /// - Parameter section: The index of the section, in `0..<numberOfSections`.
@@ -433,7 +438,9 @@ extension RelationController {
   /// out, or deleted).
   ///
   /// ```swift
-  /// if let position = albums.position(of: album) { ... }
+  /// if let position = albums.position(of: album) {
+  ///   print("row \(position.row) of section \(position.section)")
+  /// }
   /// ```
   ///
   /// - Parameter element: The element to find (by identity).
@@ -532,7 +539,8 @@ extension RelationController where SectionKey == Unsectioned {
   /// ```swift
   /// let albums = try RelationController(
   ///   \.albums, of: artist, sortedBy: [SortDescriptor(\.releaseDate)])
-  /// let tags = try RelationController(\.tags, of: photo, filter: .matching(#Predicate { $0.isPublic }))
+  /// let tags = try RelationController(
+  ///   \.tags, of: photo, filter: .matching(#Predicate { $0.isPublic }))
   /// ```
   ///
   /// - Parameters:

@@ -9,7 +9,7 @@ import Foundation
 ///
 /// ```swift
 /// let albums = try RelationController(\.albums, of: artist)
-/// albums.numberOfSections  // 1, always
+/// print(albums.numberOfSections)  // 1, always
 /// ```
 public struct Unsectioned: Hashable, Comparable, Sendable, CustomStringConvertible,
   CustomDebugStringConvertible
