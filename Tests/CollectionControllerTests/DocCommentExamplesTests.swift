@@ -308,7 +308,7 @@ extension DocCommentExamplesTests {
 
   @Test func aControllerInSectionsAsCreated() throws {
     let artist = Self.sampleArtist()
-    // snippet cc-controller-init-sections: Sources/CollectionController/Relation/RelationController.swift
+    // snippet cc-controller-init-sections: Sources/CollectionController/Relation/RelationController+Creation.swift
     let albums = try RelationController(
       \.albums, of: artist, filter: .matching { !$0.isLive },
       sortedBy: [SortDescriptor(\.releaseDate)], sectionedBy: { $0.decade },
@@ -327,7 +327,7 @@ extension DocCommentExamplesTests {
     let artist = Self.sampleArtist()
     artist.albums.reverse()
     let photo = Photo([Tag("jazz", isPublic: true), Tag("draft", isPublic: false)])
-    // snippet cc-controller-init-unsectioned: Sources/CollectionController/Relation/RelationController.swift
+    // snippet cc-controller-init-unsectioned: Sources/CollectionController/Relation/RelationController+Creation.swift
     let albums = try RelationController(
       \.albums, of: artist, sortedBy: [SortDescriptor(\.releaseDate)])
     let tags = try RelationController(
@@ -345,7 +345,7 @@ extension DocCommentExamplesTests {
     artist.albums[0].label = Label("EMI")  // the others have no label: `label!` throws
     let albums = try RelationController(\.albums, of: artist)
     let lines = Self.printed {
-      // snippet cc-controller-configuration-error: Sources/CollectionController/Relation/RelationController.swift
+      // snippet cc-controller-configuration-error: Sources/CollectionController/Relation/RelationController+Creation.swift
       do {
         try albums.reconfigure { $0.filter = .init(#Predicate { $0.label!.name == "EMI" }) }
       } catch {
