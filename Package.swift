@@ -35,7 +35,7 @@ let package = Package(
     .testTarget(name: "BindingTests", dependencies: ["Binding", "TestSupport"]),
     .testTarget(
       name: "CollectionControllerTests", dependencies: ["CollectionController", "TestSupport"]),
-    .testTarget(name: "MusicCatalogTests", dependencies: ["MusicCatalog"]),
+    .testTarget(name: "MusicCatalogTests", dependencies: ["MusicCatalog", "TestSupport"]),
   ],
   swiftLanguageModes: [.v6]
 )

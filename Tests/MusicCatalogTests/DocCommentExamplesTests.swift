@@ -2,6 +2,7 @@ import Binding
 import CollectionController
 import Foundation
 import Observation
+import TestSupport
 import Testing
 
 @testable import MusicCatalog
