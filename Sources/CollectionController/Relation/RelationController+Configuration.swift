@@ -472,8 +472,10 @@ extension RelationController.Configuration {
   /// property for any of them. The elements that enter later are then checked too.
   @inlinable
   func isUndecided(_ elements: [Element]) -> Bool {
-    let live = elements.filter { !$0.isDeleted }
-    guard live.count >= 2 else { return true }
+    // Lazily: a function that reads something is usually seen doing so on the first element,
+    // so the check reads few elements, not all of them, at a creation.
+    let live = elements.lazy.filter { !$0.isDeleted }
+    guard live.dropFirst().first != nil else { return true }  // fewer than two
     func readsNothing(_ evaluate: (Element) -> Void) -> Bool {
       !live.contains { element in _readsObservedProperty(of: element) { evaluate(element) } }
     }
